@@ -1,0 +1,372 @@
+"""The catalog: one TOML record per entry in ``autograd_errors/entries/``, loaded and checked.
+
+A record holds every fact about one error that is not code: its wordings across torch releases
+(message templates, release ranges, sources), why torch raises it, how to fix it, its section and
+related entries. The CLI, the site, the JSON export and the tests all read it from here.
+
+Importing :mod:`tomllib` and parsing the records costs more than the rest of ``explain``
+together, so the parsed records are cached (with :mod:`marshal`, which the interpreter has loaded
+anyway) in the user's cache directory, keyed by a checksum of the record files and the Python
+version: the way Python caches bytecode. An unwritable cache only costs speed.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+import zlib
+
+from autograd_errors.releases import ReleaseRange
+from autograd_errors.templates import Template, TemplateError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
+ENTRIES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "entries")
+#: Where the site puts the entry pages, relative to its root.
+PAGES_DIR = "errors"
+_SCHEMA = 1
+_ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-")
+_EXCEPTION_ENDINGS = ("Error", "Warning", "Exception")
+
+
+class CatalogError(ValueError):
+    """A record that breaks the catalog's rules; the message names the file and the key."""
+
+
+class Wording:
+    """One way torch has worded an entry's message, and the releases that print it."""
+
+    __slots__ = (
+        "example",
+        "exception",
+        "message",
+        "note",
+        "releases",
+        "source",
+        "template",
+        "variant",
+    )
+
+    def __init__(
+        self,
+        variant: str,
+        message: str,
+        exception: str,
+        releases: ReleaseRange,
+        source: str,
+        note: str = "",
+        example: str = "",
+    ) -> None:
+        self.variant = variant
+        self.message = message
+        self.exception = exception
+        self.releases = releases
+        self.source = source  # where this wording is documented: a PyTorch source or a thread
+        self.note = note
+        self.example = example  # one real instance, as printed, with its prefix
+        self.template = Template(message)
+
+    def __repr__(self) -> str:
+        return f"Wording({self.variant!r}, {self.message!r})"
+
+
+class Hint:
+    """Advice for a particular value of a captured field (``op`` starting with ``Relu``)."""
+
+    __slots__ = ("field", "prefix", "text")
+
+    def __init__(self, field: str, prefix: str, text: str) -> None:
+        self.field = field
+        self.prefix = prefix
+        self.text = text
+
+
+class Retirement:
+    """For a message current torch no longer raises: the last release known to raise it."""
+
+    __slots__ = ("last_release", "replaced_by")
+
+    def __init__(self, last_release: str, replaced_by: str) -> None:
+        self.last_release = last_release
+        self.replaced_by = replaced_by
+
+
+class Entry:
+    """One error, warning or pitfall the reference explains."""
+
+    __slots__ = (
+        "cause",
+        "details",
+        "exception",
+        "fix",
+        "hints",
+        "id",
+        "related",
+        "retired",
+        "section",
+        "title",
+        "wordings",
+    )
+
+    def __init__(
+        self,
+        *,
+        id: str,  # noqa: A002 - the catalog's own word for it
+        title: str,
+        exception: str,
+        section: str,
+        cause: str,
+        fix: str,
+        details: tuple[str, ...],
+        hints: tuple[Hint, ...],
+        related: tuple[str, ...],
+        wordings: tuple[Wording, ...],
+        retired: Retirement | None = None,
+    ) -> None:
+        self.id = id
+        self.title = title
+        self.exception = exception
+        self.section = section
+        self.cause = cause
+        self.fix = fix
+        self.details = details
+        self.hints = hints
+        self.related = related
+        self.wordings = wordings
+        self.retired = retired
+
+    def __repr__(self) -> str:
+        return f"Entry({self.id!r})"
+
+    @property
+    def path(self) -> str:
+        """The entry's page, relative to the site root."""
+        return f"{PAGES_DIR}/{self.section}/{self.id}.html"
+
+    @property
+    def current(self) -> Wording:
+        """The wording the newest torch prints (for a retired entry, the last one it printed)."""
+        own = [w for w in self.wordings if w.exception == self.exception]
+        return next((w for w in own if w.releases.current), own[0] if own else self.wordings[0])
+
+    def wording(self, variant: str) -> Wording:
+        return next(w for w in self.wordings if w.variant == variant)
+
+
+class Catalog:
+    """Every entry, ordered by id."""
+
+    def __init__(self, entries: list[Entry]) -> None:
+        self._entries = {entry.id: entry for entry in entries}
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self._entries.values())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self._entries
+
+    def __getitem__(self, entry_id: str) -> Entry:
+        return self._entries[entry_id]
+
+    @property
+    def ids(self) -> list[str]:
+        return list(self._entries)
+
+
+def load(directory: str | None = None, *, use_cache: bool = True) -> Catalog:
+    """Load and check every record in ``directory`` (the packaged entries by default)."""
+    directory = directory or ENTRIES_DIR
+    blobs = []
+    for name in sorted(os.listdir(directory)):
+        if name.endswith(".toml"):
+            with open(os.path.join(directory, name), "rb") as handle:
+                blobs.append((name[: -len(".toml")], handle.read()))
+    cache = _cache_file(_checksum(blobs)) if use_cache else None
+    records = _read_cache(cache) if cache else None
+    if records is not None:
+        return _build(records)
+    records = {stem: _parse_toml(stem, blob) for stem, blob in blobs}
+    catalog = _build(records)  # only records that pass every check are cached
+    if cache:
+        _write_cache(cache, records)
+    return catalog
+
+
+def _checksum(blobs: list[tuple[str, bytes]]) -> str:
+    crc = zlib.crc32(f"schema {_SCHEMA} python {sys.version_info[:2]}".encode())
+    size = 0
+    for stem, blob in blobs:
+        crc = zlib.crc32(blob, zlib.crc32(stem.encode() + b"\0", crc))
+        size += len(blob)
+    return f"{crc:08x}-{size:x}-{len(blobs)}"
+
+
+def _cache_file(checksum: str) -> str | None:
+    root = os.environ.get("AUTOGRAD_ERRORS_CACHE_DIR")
+    if root is None:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        root = os.path.join(base, "autograd-errors")
+    if not root:  # AUTOGRAD_ERRORS_CACHE_DIR="" turns the cache off
+        return None
+    return os.path.join(root, f"catalog-{checksum}.marshal")
+
+
+def _read_cache(cache: str) -> dict[str, dict[str, Any]] | None:
+    try:
+        with open(cache, "rb") as handle:
+            data = marshal.load(handle)
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _write_cache(cache: str, records: dict[str, dict[str, Any]]) -> None:
+    temporary = f"{cache}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        with open(temporary, "wb") as handle:
+            marshal.dump(records, handle)
+        os.replace(temporary, cache)
+    except (OSError, ValueError):
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+
+
+def _parse_toml(stem: str, blob: bytes) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        return tomllib.loads(blob.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise CatalogError(f"{stem}.toml: {error}") from None
+
+
+_ENTRY_KEYS = {
+    "title": str,
+    "exception": str,
+    "section": str,
+    "cause": str,
+    "fix": str,
+    "details": list,
+    "related": list,
+    "wording": list,
+    "hint": list,
+    "retired": dict,
+}
+_REQUIRED = {"title", "exception", "section", "cause", "fix", "wording"}
+_WORDING_KEYS = {
+    "variant": str,
+    "message": str,
+    "exception": str,
+    "since": str,
+    "until": str,
+    "source": str,
+    "note": str,
+    "example": str,
+}
+_HINT_KEYS = {"field": str, "prefix": str, "text": str}
+_RETIRED_KEYS = {"last_release": str, "replaced_by": str}
+
+
+def _build(records: dict[str, dict[str, Any]]) -> Catalog:
+    entries = [_entry(stem, record) for stem, record in records.items()]
+    known = {entry.id for entry in entries}
+    for entry in entries:
+        for other in entry.related:
+            if other not in known:
+                raise CatalogError(f"{entry.id}.toml: related: no entry {other!r}")
+            if other == entry.id:
+                raise CatalogError(f"{entry.id}.toml: related: an entry is not related to itself")
+    entries.sort(key=lambda entry: entry.id)
+    return Catalog(entries)
+
+
+def _checked(where: str, table: dict[str, Any], keys: dict[str, type], required: set[str]) -> None:
+    for key, value in table.items():
+        if key not in keys:
+            raise CatalogError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(keys))})")
+        if not isinstance(value, keys[key]):
+            raise CatalogError(f"{where}: {key} must be a {keys[key].__name__}")
+    missing = required - table.keys()
+    if missing:
+        raise CatalogError(f"{where}: missing {', '.join(sorted(missing))}")
+
+
+def _entry(stem: str, record: dict[str, Any]) -> Entry:
+    where = f"{stem}.toml"
+    if not stem or not set(stem) <= _ID_CHARS or "--" in stem or stem[0] == "-" or stem[-1] == "-":
+        raise CatalogError(f"{where}: an entry id is lower-case words joined by hyphens")
+    _checked(where, record, _ENTRY_KEYS, _REQUIRED)
+    exception = record["exception"]
+    if not (exception.isidentifier() and exception[0].isupper()) or not exception.endswith(
+        _EXCEPTION_ENDINGS
+    ):
+        raise CatalogError(f"{where}: exception {exception!r} is not an exception class name")
+    wordings = tuple(
+        _wording(f"{where}: wording {n + 1}", exception, table)
+        for n, table in enumerate(record["wording"])
+    )
+    if not wordings:
+        raise CatalogError(f"{where}: an entry needs at least one wording")
+    variants = [w.variant for w in wordings]
+    if len(set(variants)) != len(variants):
+        raise CatalogError(f"{where}: wording variants must be unique, got {variants}")
+    retired = None
+    if "retired" in record:
+        _checked(f"{where}: retired", record["retired"], _RETIRED_KEYS, set(_RETIRED_KEYS))
+        retired = Retirement(**record["retired"])
+        if any(w.releases.current for w in wordings):
+            raise CatalogError(f"{where}: a retired entry cannot have a current wording")
+    elif not any(w.releases.current and w.exception == exception for w in wordings):
+        raise CatalogError(f"{where}: no current {exception} wording (no wording without until)")
+    hints = []
+    for n, table in enumerate(record.get("hint", [])):
+        _checked(f"{where}: hint {n + 1}", table, _HINT_KEYS, set(_HINT_KEYS))
+        hints.append(Hint(**table))
+    for name, items in (("details", record.get("details", [])), ("related", record.get("related", []))):
+        if not all(isinstance(item, str) for item in items):
+            raise CatalogError(f"{where}: {name} must be a list of strings")
+    return Entry(
+        id=stem,
+        title=record["title"],
+        exception=exception,
+        section=record["section"],
+        cause=record["cause"].strip(),
+        fix=record["fix"].strip(),
+        details=tuple(record.get("details", [])),
+        hints=tuple(hints),
+        related=tuple(record.get("related", [])),
+        wordings=wordings,
+        retired=retired,
+    )
+
+
+def _wording(where: str, exception: str, table: dict[str, Any]) -> Wording:
+    _checked(where, table, _WORDING_KEYS, {"variant", "message", "source"})
+    try:
+        releases = ReleaseRange(table.get("since"), table.get("until"))
+    except ValueError as error:
+        raise CatalogError(f"{where}: {error}") from None
+    try:
+        return Wording(
+            variant=table["variant"],
+            message=table["message"],
+            exception=table.get("exception", exception),
+            releases=releases,
+            source=table["source"],
+            note=table.get("note", ""),
+            example=table.get("example", ""),
+        )
+    except TemplateError as error:
+        raise CatalogError(f"{where}: {error}") from None

@@ -1,0 +1,211 @@
+"""What the CLI prints: plain text for people, JSON objects for programs."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from autograd_errors.catalog import Entry
+    from autograd_errors.matching import Explanation, Match
+
+#: Where the reference site is published; ``--base-url`` or AUTOGRAD_ERRORS_BASE_URL override it.
+DEFAULT_BASE_URL = "https://autograd-errors.readthedocs.io/en/latest/"
+
+
+def page_url(base_url: str, entry: Entry) -> str:
+    return base_url.rstrip("/") + "/" + entry.path
+
+
+class Style:
+    """ANSI styling, or none at all."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def _wrap(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
+
+    def bold(self, text: str) -> str:
+        return self._wrap("1", text)
+
+    def dim(self, text: str) -> str:
+        return self._wrap("2", text)
+
+    def red(self, text: str) -> str:
+        return self._wrap("31", text)
+
+    def cyan(self, text: str) -> str:
+        return self._wrap("36", text)
+
+
+# JSON ---------------------------------------------------------------------------------------
+
+
+def match_json(match: Match, base_url: str) -> dict[str, Any]:
+    return {
+        "id": match.entry.id,
+        "title": match.entry.title,
+        "exception": match.wording.exception,
+        "score": match.score,
+        "variant": match.wording.variant,
+        "fields": match.fields,
+        "path": match.entry.path,
+        "url": page_url(base_url, match.entry),
+    }
+
+
+def entry_json(entry: Entry, base_url: str) -> dict[str, Any]:
+    """An entry as ``list --json`` gives it: a match's keys without the score."""
+    return {
+        "id": entry.id,
+        "title": entry.title,
+        "exception": entry.exception,
+        "variant": entry.current.variant,
+        "fields": {},
+        "path": entry.path,
+        "url": page_url(base_url, entry),
+    }
+
+
+def entry_detail_json(entry: Entry, base_url: str) -> dict[str, Any]:
+    """An entry as ``show --json`` gives it: everything the catalog knows."""
+    detail = entry_json(entry, base_url)
+    detail.update(
+        section=entry.section,
+        message=entry.current.message,
+        cause=entry.cause,
+        fix=entry.fix,
+        related=list(entry.related),
+        retired=(
+            {"last_release": entry.retired.last_release, "replaced_by": entry.retired.replaced_by}
+            if entry.retired
+            else None
+        ),
+        wordings=[
+            {
+                "variant": w.variant,
+                "exception": w.exception,
+                "message": w.message,
+                "since": w.releases.since,
+                "until": w.releases.until,
+                "releases": w.releases.describe(),
+                "source": w.source,
+                "note": w.note,
+            }
+            for w in entry.wordings
+        ],
+    )
+    return detail
+
+
+# Text ---------------------------------------------------------------------------------------
+
+
+def _paragraphs(text: str, width: int, indent: str) -> list[str]:
+    """``text`` filled to ``width`` columns, paragraph by paragraph (textwrap costs an import)."""
+    lines: list[str] = []
+    for paragraph in text.split("\n\n"):
+        line = indent
+        for word in paragraph.split():
+            if line != indent and len(line) + 1 + len(word) > width:
+                lines.append(line)
+                line = indent
+            line = f"{line} {word}" if line != indent else indent + word
+        if line != indent:
+            lines.append(line)
+    return lines
+
+
+def explanation_text(
+    explanation: Explanation, base_url: str, style: Style, width: int
+) -> str:
+    matches = explanation.matches
+    out: list[str] = []
+    if not matches:
+        out.append(style.red("No entry matches this text."))
+        if explanation.near_misses:
+            out.append("")
+            out.append("Not matches, but the closest entries (their wording differs):")
+            for miss in explanation.near_misses:
+                out.append(f"  {style.bold(miss.entry.id)}  {miss.entry.current.message}")
+                out.append(style.dim(f"  {'':{len(miss.entry.id)}}  {page_url(base_url, miss.entry)}"))
+        out.append("")
+        out.append("`autograd-errors list` shows every entry.")
+        return "\n".join(out)
+    if len(matches) > 1:
+        out.append(f"{len(matches)} entries in this paste, the final exception first.")
+        out.append("")
+    for number, match in enumerate(matches, 1):
+        if number > 1:
+            out.append("")
+        label = f"[{number}] " if len(matches) > 1 else ""
+        out += _match_lines(match, label, base_url, style, width)
+    return "\n".join(out)
+
+
+def _match_lines(match: Match, label: str, base_url: str, style: Style, width: int) -> list[str]:
+    entry, wording = match.entry, match.wording
+    out = [f"{label}{style.bold(entry.title)}  {style.dim('(' + entry.id + ')')}"]
+    out += _paragraphs(f"{wording.exception}: {match.message}", width, "  ")
+    coverage = (
+        "" if match.score >= 1 else f" Your paste stops {round(match.score * 100)}% into it."
+    )
+    out.append(
+        style.dim(f"  Wording '{wording.variant}', printed by {wording.releases.describe()}.{coverage}")
+    )
+    if entry.retired:
+        out.append(
+            style.dim(
+                f"  Retired: last raised by torch {entry.retired.last_release}; "
+                f"now {entry.retired.replaced_by}"
+            )
+        )
+    if match.fields:
+        shown = "  ".join(f"{name}={value}" for name, value in match.fields.items())
+        out.append(style.dim(f"  Fields: {shown}"))
+    details = match.details()
+    if details:
+        out.append("")
+        out.append(style.bold("  In your paste"))
+        for line in details:
+            out += _paragraphs(line, width, "    ")
+    out.append("")
+    out.append(style.bold("  Why"))
+    out += _paragraphs(entry.cause, width, "    ")
+    out.append(style.bold("  Fix"))
+    out += _paragraphs(entry.fix, width, "    ")
+    out.append("")
+    out.append(f"  {style.bold('More:')} {page_url(base_url, entry)}")
+    return out
+
+
+def entry_text(entry: Entry, base_url: str, style: Style, width: int) -> str:
+    out = [f"{style.bold(entry.title)}  {style.dim('(' + entry.id + ')')}"]
+    out.append(f"  {style.cyan(entry.exception + ':')} {entry.current.message}")
+    if entry.retired:
+        out.append(f"  retired: last raised by torch {entry.retired.last_release}")
+    out.append("")
+    out.append(style.bold("  Wordings"))
+    for wording in entry.wordings:
+        out.append(f"    {wording.variant}: {wording.releases.describe()}")
+        out += _paragraphs(f"{wording.exception}: {wording.message}", width, "      ")
+    out.append(style.bold("  Why"))
+    out += _paragraphs(entry.cause, width, "    ")
+    out.append(style.bold("  Fix"))
+    out += _paragraphs(entry.fix, width, "    ")
+    if entry.related:
+        out.append(style.bold("  Related"))
+        out.append("    " + ", ".join(entry.related))
+    out.append("")
+    out.append(f"  {style.bold('More:')} {page_url(base_url, entry)}")
+    return "\n".join(out)
+
+
+def list_text(entries: list[Entry], style: Style) -> str:
+    id_width = max((len(e.id) for e in entries), default=0)
+    type_width = max((len(e.exception) for e in entries), default=0)
+    return "\n".join(
+        f"{style.bold(e.id.ljust(id_width))}  {e.exception.ljust(type_width)}  {e.title}"
+        for e in entries
+    )
