@@ -12,6 +12,7 @@ version: the way Python caches bytecode. An unwritable cache only costs speed.
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import os
 import sys
@@ -115,7 +116,7 @@ class Entry:
     def __init__(
         self,
         *,
-        id: str,  # noqa: A002 - the catalog's own word for it
+        id: str,
         title: str,
         exception: str,
         section: str,
@@ -235,10 +236,8 @@ def _write_cache(cache: str, records: dict[str, dict[str, Any]]) -> None:
             marshal.dump(records, handle)
         os.replace(temporary, cache)
     except (OSError, ValueError):
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
-        except OSError:
-            pass
 
 
 def _parse_toml(stem: str, blob: bytes) -> dict[str, Any]:
@@ -334,7 +333,10 @@ def _entry(stem: str, record: dict[str, Any]) -> Entry:
     for n, table in enumerate(record.get("hint", [])):
         _checked(f"{where}: hint {n + 1}", table, _HINT_KEYS, set(_HINT_KEYS))
         hints.append(Hint(**table))
-    for name, items in (("details", record.get("details", [])), ("related", record.get("related", []))):
+    for name, items in (
+        ("details", record.get("details", [])),
+        ("related", record.get("related", [])),
+    ):
         if not all(isinstance(item, str) for item in items):
             raise CatalogError(f"{where}: {name} must be a list of strings")
     return Entry(

@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
-    except Exception as error:  # noqa: BLE001 - the promise is: never a traceback
+    except Exception as error:
         if os.environ.get("AUTOGRAD_ERRORS_DEBUG"):
             raise
         print(
@@ -160,11 +160,7 @@ def _base_url(options: Options) -> str:
 def _style(stream: IO[str]) -> Style:
     from autograd_errors.report import Style
 
-    colour = (
-        stream.isatty()
-        and not os.environ.get("NO_COLOR")
-        and os.environ.get("TERM") != "dumb"
-    )
+    colour = stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
     return Style(bool(colour))
 
 
@@ -218,10 +214,15 @@ def _explain(options: Options) -> int:
     base_url = _base_url(options)
     if options.json:
         _print_json(
-            {"query": text, "matches": [report.match_json(m, base_url) for m in explanation.matches]}
+            {
+                "query": text,
+                "matches": [report.match_json(m, base_url) for m in explanation.matches],
+            }
         )
     else:
-        print(report.explanation_text(explanation, base_url, _style(sys.stdout), _width(sys.stdout)))
+        print(
+            report.explanation_text(explanation, base_url, _style(sys.stdout), _width(sys.stdout))
+        )
     return EXIT_OK if explanation.matches else EXIT_NO_MATCH
 
 

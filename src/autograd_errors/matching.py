@@ -28,9 +28,7 @@ class Match:
 
     __slots__ = ("end", "entry", "fields", "score", "start", "wording")
 
-    def __init__(
-        self, entry: Entry, wording: Wording, found: TemplateMatch
-    ) -> None:
+    def __init__(self, entry: Entry, wording: Wording, found: TemplateMatch) -> None:
         self.entry = entry
         self.wording = wording
         self.fields = found.fields
@@ -90,7 +88,9 @@ def with_derived_fields(fields: dict[str, str]) -> dict[str, str]:
     if node and "op" not in values:
         name = node.rsplit("::", 1)[-1]
         base = name.rstrip("0123456789")
-        values["op"] = base[: -len("Backward")] if base.endswith("Backward") and base != "Backward" else name
+        values["op"] = (
+            base[: -len("Backward")] if base.endswith("Backward") and base != "Backward" else name
+        )
     return values
 
 

@@ -23,7 +23,9 @@ MAX_CHARS = 4_000_000
 
 _NEWLINE_MARK = "\x01"  # stands for a line end while splitting; a control character, so never kept
 # Control characters other than tab, line feed and escape become spaces.
-_CONTROLS = {code: " " for code in (*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x1B), *range(0x1C, 0x20))}
+_CONTROLS = {
+    code: " " for code in (*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x1B), *range(0x1C, 0x20))
+}
 _CONTROLS.update({0x7F: " ", 0xFEFF: " ", 0x200B: " "})
 _ANSI_PATTERN = (
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor movement

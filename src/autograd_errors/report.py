@@ -117,9 +117,7 @@ def _paragraphs(text: str, width: int, indent: str) -> list[str]:
     return lines
 
 
-def explanation_text(
-    explanation: Explanation, base_url: str, style: Style, width: int
-) -> str:
+def explanation_text(explanation: Explanation, base_url: str, style: Style, width: int) -> str:
     matches = explanation.matches
     out: list[str] = []
     if not matches:
@@ -129,7 +127,9 @@ def explanation_text(
             out.append("Not matches, but the closest entries (their wording differs):")
             for miss in explanation.near_misses:
                 out.append(f"  {style.bold(miss.entry.id)}  {miss.entry.current.message}")
-                out.append(style.dim(f"  {'':{len(miss.entry.id)}}  {page_url(base_url, miss.entry)}"))
+                out.append(
+                    style.dim(f"  {'':{len(miss.entry.id)}}  {page_url(base_url, miss.entry)}")
+                )
         out.append("")
         out.append("`autograd-errors list` shows every entry.")
         return "\n".join(out)
@@ -148,11 +148,11 @@ def _match_lines(match: Match, label: str, base_url: str, style: Style, width: i
     entry, wording = match.entry, match.wording
     out = [f"{label}{style.bold(entry.title)}  {style.dim('(' + entry.id + ')')}"]
     out += _paragraphs(f"{wording.exception}: {match.message}", width, "  ")
-    coverage = (
-        "" if match.score >= 1 else f" Your paste stops {round(match.score * 100)}% into it."
-    )
+    coverage = "" if match.score >= 1 else f" Your paste stops {round(match.score * 100)}% into it."
     out.append(
-        style.dim(f"  Wording '{wording.variant}', printed by {wording.releases.describe()}.{coverage}")
+        style.dim(
+            f"  Wording '{wording.variant}', printed by {wording.releases.describe()}.{coverage}"
+        )
     )
     if entry.retired:
         out.append(

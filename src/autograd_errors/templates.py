@@ -19,6 +19,8 @@ time of ``explain``).
 
 from __future__ import annotations
 
+import itertools
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -27,6 +29,8 @@ if TYPE_CHECKING:
 
 #: Fewest literal characters (whitespace excluded) a truncated paste must match to count.
 MIN_TRUNCATED_CHARS = 30
+#: How many places where a message may start are examined, per template, from the paste's end.
+MAX_OCCURRENCES = 1000
 #: Length of the literal prefix searched for first; at most MIN_TRUNCATED_CHARS, so that a paste
 #: cut off early is still found.
 ANCHOR_CHARS = 24
@@ -147,6 +151,7 @@ class Template:
         self.text = text
         self.tokens = _tokens(text)
         self.parts: tuple[str | Placeholder, ...] = tuple(_parts(self.tokens, text))
+        _check_deterministic(self.parts, text)
         literals = [p for p in self.parts if isinstance(p, str)]
         if not literals:
             raise TemplateError(f"template has no literal text: {text!r}")
@@ -158,7 +163,6 @@ class Template:
         self.anchor = first_literal[:ANCHOR_CHARS]
         if len(self.anchor) < 6:
             raise TemplateError(f"template must start with 6+ literal characters: {text!r}")
-        _check_deterministic(self.parts, text)
 
     @property
     def placeholders(self) -> tuple[Placeholder, ...]:
@@ -178,15 +182,22 @@ class Template:
         return 1.0 if found.complete else round(found.matched_chars / self.literal_chars, 3)
 
     def find(self, skeleton: Skeleton) -> list[TemplateMatch]:
-        """Every place this template matches, completely or as a truncated paste."""
+        """Where this template matches, completely or as a truncated paste, last first.
+
+        Only the last MAX_OCCURRENCES places the message starts are examined: a paste's latest
+        occurrence of a message is the one that counts, and the cap keeps a hostile paste
+        (the same prefix a million times) from costing more than a real one.
+        """
         found: list[TemplateMatch] = []
         text = skeleton.text
-        at = text.find(self.anchor)
-        while at != -1:
+        at = text.rfind(self.anchor)
+        for _ in range(MAX_OCCURRENCES):
+            if at == -1:
+                break
             match = self._match_at(skeleton, at)
             if match is not None:
                 found.append(match)
-            at = text.find(self.anchor, max(match.end if match else 0, at + 1))
+            at = text.rfind(self.anchor, 0, at + len(self.anchor) - 1)
         return found
 
     def _match_at(self, skeleton: Skeleton, anchor_start: int) -> TemplateMatch | None:
@@ -304,7 +315,7 @@ def _parts(tokens: tuple[str | Placeholder, ...], text: str) -> list[str | Place
 
 
 def _check_deterministic(parts: tuple[str | Placeholder, ...], text: str) -> None:
-    for before, after in zip(parts, parts[1:]):
+    for before, after in itertools.pairwise(parts):
         if not isinstance(before, Placeholder):
             continue
         if isinstance(after, Placeholder) and not after.kind.delimited:

@@ -1,0 +1,260 @@
+"""The matcher on real torch messages, in the forms users paste them."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from conftest import MESSAGES_2_13, load_data
+
+from autograd_errors.matching import explain, find_matches
+
+ENTRY_IDS = sorted(MESSAGES_2_13)
+
+
+def traceback_around(line: str, code: str = "loss.backward()") -> str:
+    return (
+        "Traceback (most recent call last):\n"
+        '  File "/home/user/project/train.py", line 42, in <module>\n'
+        f"    {code}\n"
+        '  File "/home/user/.venv/lib/python3.11/site-packages/torch/_tensor.py", line 648, '
+        "in backward\n"
+        "    torch.autograd.backward(\n"
+        f"{line}\n"
+    )
+
+
+def hard_wrap(text: str, width: int = 80) -> str:
+    """What a terminal does: cut every ``width`` characters, mid-word or not."""
+    return "\n".join(text[i : i + width] for i in range(0, len(text), width))
+
+
+def forms(entry_id: str) -> dict[str, tuple[str, dict[str, str]]]:
+    recorded = MESSAGES_2_13[entry_id]
+    message, fields = recorded["message"], recorded["fields"]
+    prefixed = f"{recorded['exception']}: {message}"
+    return {
+        "bare": (message, fields),
+        "prefixed": (prefixed, fields),
+        "traceback": (traceback_around(prefixed), fields),
+        "wrapped-at-words": (textwrap.fill(prefixed, 80), fields),
+        "wrapped-hard": (hard_wrap(prefixed, 80), fields),
+        "cuda": (
+            traceback_around(f"{recorded['exception']}: {recorded['cuda']['message']}", "y.cuda()"),
+            recorded["cuda"]["fields"],
+        ),
+    }
+
+
+FORM_CASES = [(entry_id, form) for entry_id in ENTRY_IDS for form in forms(entry_id)]
+
+
+@pytest.mark.parametrize(("entry_id", "form"), FORM_CASES, ids=[f"{e}-{f}" for e, f in FORM_CASES])
+def test_torch_2_13_message_in_every_form(packaged_catalog, entry_id, form):
+    text, fields = forms(entry_id)[form]
+    matches = find_matches(text, packaged_catalog)
+    assert [m.entry.id for m in matches] == [entry_id]
+    assert matches[0].wording.variant == "current"
+    assert matches[0].fields == fields
+    assert matches[0].score == 1.0
+
+
+@pytest.mark.parametrize("entry_id", ENTRY_IDS)
+def test_rebuilt_message_is_the_one_torch_printed(packaged_catalog, entry_id):
+    recorded = MESSAGES_2_13[entry_id]
+    (match,) = find_matches(recorded["message"], packaged_catalog)
+    assert match.message == recorded["message"]
+
+
+def all_wordings():
+    from autograd_errors.catalog import load
+
+    for entry in load(use_cache=False):
+        for wording in entry.wordings:
+            yield pytest.param(entry.id, wording.variant, id=f"{entry.id}-{wording.variant}")
+
+
+@pytest.mark.parametrize(("entry_id", "variant"), list(all_wordings()))
+def test_every_recorded_wording_matches_its_own_variant(packaged_catalog, entry_id, variant):
+    wording = packaged_catalog[entry_id].wording(variant)
+    assert wording.example, "every wording carries a real example of itself"
+    matches = find_matches(wording.example, packaged_catalog)
+    assert [(m.entry.id, m.wording.variant) for m in matches] == [(entry_id, variant)]
+    assert matches[0].score == 1.0
+
+
+REAL_PASTES = load_data("real-pastes.json")["pastes"]
+
+
+@pytest.mark.parametrize(
+    "paste", REAL_PASTES, ids=[f"{p['expected']}-{n}" for n, p in enumerate(REAL_PASTES)]
+)
+def test_real_pastes_from_public_threads(packaged_catalog, paste):
+    explanation = explain(paste["text"], packaged_catalog)
+    if paste["expected"] is None:
+        assert explanation.matches == []
+        assert [miss.entry.id for miss in explanation.near_misses][:1] == [paste["near_miss"]]
+    else:
+        assert explanation.matches, f"no match for {paste['source']}"
+        assert explanation.matches[0].entry.id == paste["expected"]
+
+
+NOT_AUTOGRAD = load_data("not-autograd.json")["errors"]
+
+
+def test_enough_non_autograd_errors_are_collected():
+    assert len(NOT_AUTOGRAD) >= 20
+
+
+@pytest.mark.parametrize(
+    "error", NOT_AUTOGRAD, ids=[f"{n}-{e['kind'][:40]}" for n, e in enumerate(NOT_AUTOGRAD)]
+)
+def test_non_autograd_errors_match_nothing(packaged_catalog, error):
+    assert find_matches(error["text"], packaged_catalog) == []
+
+
+def test_anomaly_warning_then_error_returns_both_final_exception_first(packaged_catalog):
+    # What torch 2.13.0 prints for an in-place error under detect_anomaly().
+    paste = (
+        "/tmp/t.py:12: UserWarning: Anomaly Detection has been enabled. This mode will increase "
+        "the runtime and should only be enabled for debugging.\n"
+        "  with torch.autograd.detect_anomaly():\n"
+        "/work/.venv/lib/python3.11/site-packages/torch/autograd/graph.py:979: UserWarning: "
+        "Error detected in SigmoidBackward0. Traceback of forward call that caused the error:\n"
+        '  File "/tmp/t.py", line 13, in <module>\n'
+        "    y = torch.sigmoid(x)\n"
+        " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
+        "python_anomaly_mode.cpp:122.)\n"
+        "  return Variable._execution_engine.run_backward(\n"
+        "Traceback (most recent call last):\n"
+        '  File "/tmp/t.py", line 15, in <module>\n'
+        "    y.sum().backward()\n"
+        "RuntimeError: one of the variables needed for gradient computation has been modified by "
+        "an inplace operation: [torch.FloatTensor [3]], which is output 0 of Sigmoid, is at "
+        "version 1; expected version 0 instead. Hint: the backtrace further above shows the "
+        "operation that failed to compute its gradient. The variable in question was changed in "
+        "there or anywhere later. Good luck!\n"
+    )
+    matches = find_matches(paste, packaged_catalog)
+    assert [(m.entry.id, m.wording.variant) for m in matches] == [
+        ("inplace-modified", "anomaly-mode"),
+        ("anomaly-nan", "error-detected"),
+    ]
+    assert matches[1].fields == {"node": "SigmoidBackward0"}
+
+
+def test_chained_exceptions_put_the_last_one_first(packaged_catalog):
+    paste = (
+        traceback_around(
+            "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+        )
+        + "\nDuring handling of the above exception, another exception occurred:\n\n"
+        + traceback_around("TypeError: Variable data has to be a tensor, but got NoneType")
+    )
+    assert [m.entry.id for m in find_matches(paste, packaged_catalog)] == [
+        "data-not-tensor",
+        "no-grad-fn",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("paste", "entry_id", "variant"),
+    [
+        # The seed notes quote only the first sentence of these.
+        (
+            "RuntimeError: Trying to backward through the graph a second time",
+            "backward-twice",
+            "current",
+        ),
+        (
+            "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being "
+            "accessed.",
+            "nonleaf-grad",
+            "current",
+        ),
+        (
+            "\"RuntimeError: Function 'PowBackward0' returned nan values in its 0th output\"",
+            "anomaly-nan",
+            "current",
+        ),
+        (
+            "one of the variables needed for gradient computation has been modified by an inplace "
+            "operation: [torch.FloatTensor [3]], which is output 0 of ...",
+            "inplace-modified",
+            "current",
+        ),
+    ],
+)
+def test_a_paste_cut_off_at_the_end_of_a_line_still_matches(
+    packaged_catalog, paste, entry_id, variant
+):
+    (match,) = find_matches(paste, packaged_catalog)
+    assert (match.entry.id, match.wording.variant) == (entry_id, variant)
+    assert 0 < match.score < 1
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        "Trying to backward",  # too short to tell
+        "Trying to backward through the graph a second time, but I don't know why",
+        "a leaf Variable that requires grad is being used in an in-place operation? No: it's fine",
+    ],
+)
+def test_cut_off_text_matches_only_when_long_and_at_a_line_end(packaged_catalog, paste):
+    assert [m.score for m in find_matches(paste, packaged_catalog) if m.score < 1] == []
+
+
+def test_unknown_message_gives_no_match_but_near_misses(packaged_catalog):
+    # A reworded message (what a future torch release might print) is not an answer...
+    paste = (
+        "RuntimeError: Trying to run backward through this graph twice: its saved tensors "
+        "were already freed when you called .backward() or autograd.grad(). Specify "
+        "retain_graph=True if you need to backward through the graph a second time."
+    )
+    explanation = explain(paste, packaged_catalog)
+    assert explanation.matches == []
+    # ...but the entry it resembles is offered, marked as a near miss.
+    assert [miss.entry.id for miss in explanation.near_misses] == ["backward-twice"]
+
+
+def test_near_misses_are_not_offered_for_unrelated_errors(packaged_catalog):
+    paste = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (10x3 and 4x1)"
+    assert explain(paste, packaged_catalog).near_misses == []
+
+
+def test_fields_drive_the_explanation(packaged_catalog):
+    paste = MESSAGES_2_13["inplace-modified"]["cuda"]["message"]
+    (match,) = find_matches(paste, packaged_catalog)
+    details = match.details()
+    assert details[0] == (
+        "The [64, 128] tensor (torch.cuda.HalfTensor), output 0 of Relu, was changed in place "
+        "after autograd saved it: it is at version 2, autograd expected 1."
+    )
+    assert any("nn.ReLU(inplace=True)" in line for line in details)
+
+
+def test_details_needing_an_uncaptured_field_are_left_out(packaged_catalog):
+    (match,) = find_matches(
+        "RuntimeError: one of the variables needed for gradient computation has been modified "
+        "by an inplace operation",
+        packaged_catalog,
+    )
+    assert match.wording.variant == "bare"
+    assert match.details() == []
+
+
+@pytest.mark.parametrize(
+    ("node", "op"),
+    [
+        ("SigmoidBackward0", "Sigmoid"),
+        ("SigmoidBackward", "Sigmoid"),
+        ("Sigmoid", "Sigmoid"),
+        ("torch::autograd::CopySlices", "CopySlices"),
+        ("ReluBackward1", "Relu"),
+    ],
+)
+def test_the_operation_behind_every_node_name_style(node, op):
+    from autograd_errors.matching import with_derived_fields
+
+    assert with_derived_fields({"node": node})["op"] == op

@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+import pytest
+
+from autograd_errors.releases import ReleaseRange, parse_release
+
+
+@pytest.mark.parametrize(
+    ("text", "release"),
+    [
+        ("2.1.2", (2, 1, 2)),
+        ("1.13", (1, 13, 0)),
+        ("2.13.0+cpu", (2, 13, 0)),
+        ("2.5.0a0+git1234", (2, 5, 0)),
+        (" 0.4.1 ", (0, 4, 1)),
+    ],
+)
+def test_parse_release(text, release):
+    assert parse_release(text) == release
+
+
+@pytest.mark.parametrize("text", ["", "two", "2", "v2.1"])
+def test_parse_release_refuses_non_releases(text):
+    with pytest.raises(ValueError, match="not a torch release"):
+        parse_release(text)
+
+
+def test_range_membership_and_wording():
+    span = ReleaseRange("1.10.0", "2.1.2")
+    assert "1.13.1" in span
+    assert "2.1.2" in span
+    assert "1.10.0" in span
+    assert "1.9.1" not in span
+    assert "2.2.0" not in span
+    assert span.describe() == "torch 1.10.0 to 2.1.2"
+    assert ReleaseRange("1.5.0", None).describe() == "torch 1.5.0 and later"
+    assert ReleaseRange(None, "0.3.1").describe() == "torch releases up to 0.3.1"
+    assert ReleaseRange(None, None).describe() == "every torch release"
+    assert "0.1.0" in ReleaseRange(None, "0.3.1")
+
+
+def test_a_range_cannot_end_before_it_starts():
+    with pytest.raises(ValueError, match="ends before it starts"):
+        ReleaseRange("2.0.0", "1.13.1")
