@@ -1,0 +1,69 @@
+"""Sphinx configuration: `sphinx-build -c . docs _build/html` (see `make docs`)."""
+
+import warnings
+
+from autograd_errors import __version__
+from autograd_errors.catalog import PAGES_DIR
+from autograd_errors.report import DEFAULT_BASE_URL
+from autograd_errors.sphinxext import section_order
+
+project = "autograd-errors"
+author = "autograd-errors contributors"
+copyright = "2026, autograd-errors contributors"
+release = version = __version__
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.intersphinx",
+    "sphinx_copybutton",
+    "sphinx_design",
+    "sphinx_gallery.gen_gallery",
+    "autograd_errors.sphinxext",
+]
+
+root_doc = "index"
+exclude_patterns = ["_build", f"{PAGES_DIR}/**/*.ipynb", f"{PAGES_DIR}/**/*.py"]
+nitpicky = True
+html_baseurl = DEFAULT_BASE_URL
+
+GALLERY = "../gallery"
+sphinx_gallery_conf = {
+    "examples_dirs": GALLERY,
+    "gallery_dirs": PAGES_DIR,
+    "filename_pattern": r"\.py$",
+    "subsection_order": [f"{GALLERY}/{section}" for section in section_order("gallery")],
+    "within_subsection_order": "FileNameSortKey",
+    "reset_modules": ("autograd_errors.sphinxext.reset_example",),
+    "reset_modules_order": "both",
+    "image_scrapers": (),
+    "write_computation_times": False,
+    "remove_config_comments": True,
+    "download_all_examples": True,
+    "show_signature": False,
+    # Resolving names for backreferences reads attributes such as `y.grad`, which warns.
+    "inspect_global_variables": False,
+}
+
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 2
+
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+intersphinx_mapping = {}
+
+html_theme = "pydata_sphinx_theme"
+html_title = "autograd-errors"
+html_static_path = ["docs/_static"]
+html_css_files = ["autograd-errors.css"]
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "footer_start": ["copyright"],
+    "footer_end": [],
+}
+html_sidebars = {"index": []}
+html_show_sourcelink = False
+
+# myst-parser still uses Sphinx APIs that Sphinx deprecates; that is theirs to change.
+warnings.filterwarnings("ignore", message=".*MystReferenceResolver", module="myst_parser")

@@ -1,0 +1,74 @@
+"""
+data-not-tensor
+===============
+
+.. autograd-entry:: data-not-tensor
+
+What ``.data`` is
+-----------------
+
+Every tensor that takes part in autograd wraps its values; ``x.data`` is those values as a
+tensor autograd does not track. It shares storage with ``x``: reading it is free, and writing
+to it changes ``x`` without autograd noticing. Assigning to ``x.data`` swaps the values under
+``x`` for another tensor's, keeping ``x`` itself (its identity, ``requires_grad``, its place in
+an optimizer).
+"""
+
+import torch
+
+x = torch.tensor([1.0], requires_grad=True)
+before = id(x)
+x.data = torch.tensor([2.0])
+print(x, "same object:", id(x) == before)
+
+# %%
+# The repro
+# ---------
+# ``.data`` must be a tensor; a Python number is not:
+
+x = torch.tensor([1.0], requires_grad=True)
+try:
+    x.data = 2  # broken
+except TypeError as error:
+    print(f"TypeError: {error}")
+
+# %%
+# Attributes with other names are not special: a tensor takes any Python attribute, even one
+# called ``detach`` (which then hides the method):
+
+x = torch.tensor([1.0], requires_grad=True)
+x.note = "any attribute"
+print(x.note)
+
+# %%
+# Fix 1: assign a tensor
+# ----------------------
+# Then ``x`` computes with the new value, and its gradient is taken there: for ``y = 2x``, the
+# gradient is 2 whatever the value.
+
+x = torch.tensor([1.0], requires_grad=True)
+x.data = torch.tensor([2.0])  # fixed
+y = x * 2
+y.backward()
+torch.testing.assert_close(x.grad, torch.tensor([2.0]))
+print("x =", x.detach(), " x.grad =", x.grad)
+
+# %%
+# Fix 2: change the values where autograd can see it
+# --------------------------------------------------
+# ``with torch.no_grad(): x.fill_(2.0)`` (or ``x.copy_(values)``) does the same and keeps the
+# version counter honest: a graph that saved the old ``x`` then raises
+# :doc:`/errors/inplace/inplace-modified` instead of computing with values it did not save.
+
+x = torch.tensor([1.0], requires_grad=True)
+with torch.no_grad():
+    x.fill_(2.0)
+(x * x).backward()
+torch.testing.assert_close(x.grad, torch.tensor([4.0]))
+print("x =", x.detach(), " x.grad =", x.grad)
+
+# %%
+# Message across torch releases
+# -----------------------------
+#
+# .. autograd-entry-footer:: data-not-tensor

@@ -1,0 +1,361 @@
+"""Sphinx glue: entry pages from the catalog, and a build that fails on drift.
+
+While sphinx-gallery runs each gallery script, the verifier of :mod:`autograd_errors.verify`
+observes it (``reset_example`` is sphinx-gallery's ``reset_modules`` hook, run before and after
+every script). Each entry's verdict is stored beside its generated page; once the gallery is
+built, any verdict but OK stops the build with the same report as ``check``.
+
+sphinx-gallery skips scripts whose source did not change. A new torch release or a changed
+catalog changes what a script must show, so both are part of a fingerprint; when it changes,
+every script runs again.
+
+Directives:
+
+``.. autograd-entry:: ID``
+    The top of an entry page: title, the message as torch printed it during this build, broken
+    and fixed code side by side, cause, fix, and the ``explain`` command.
+``.. autograd-entry-footer:: ID``
+    The end of an entry page: the message's wordings across torch releases, related entries.
+``.. autograd-index::``
+    Every entry, by section, each listed by its message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from docutils.statemachine import StringList
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.nodes import nested_parse_with_titles
+
+from autograd_errors import __version__, gallery, verify
+from autograd_errors import catalog as catalog_module
+from autograd_errors.catalog import Catalog, Entry
+
+_STATE: dict[str, Any] = {"observers": {}}
+_RESULT_SUFFIX = ".check.json"
+_FINGERPRINT = ".autograd-errors-fingerprint"
+
+
+def _catalog() -> Catalog:
+    if "catalog" not in _STATE:
+        _STATE["catalog"] = catalog_module.load(use_cache=False)
+    return _STATE["catalog"]
+
+
+def _pages_dir(app: Sphinx) -> Path:
+    return Path(app.srcdir) / catalog_module.PAGES_DIR
+
+
+def _result_file(app_or_srcdir: Sphinx | str, entry: Entry) -> Path:
+    srcdir = app_or_srcdir.srcdir if isinstance(app_or_srcdir, Sphinx) else app_or_srcdir
+    return Path(srcdir) / catalog_module.PAGES_DIR / entry.section / f"{entry.id}{_RESULT_SUFFIX}"
+
+
+# Verification during the gallery build ------------------------------------------------------
+
+
+def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
+    """sphinx-gallery's reset hook: a clean state before each script, a verdict after it."""
+    if fname is None:
+        return
+    entry_id = Path(fname).stem
+    if when == "before":
+        verify.reset_torch_state()
+        path = _script_path(gallery_conf, entry_id)
+        observer = verify.Observer(path)
+        _STATE["observers"][entry_id] = observer
+        observer.start()
+        return
+    observer = _STATE["observers"].pop(entry_id, None)
+    if observer is None:
+        return
+    observation = observer.stop()
+    catalog = _catalog()
+    if entry_id not in catalog:
+        return
+    entry = catalog[entry_id]
+    result = verify.judge(entry, observation, catalog)
+    target = _result_file(gallery_conf["src_dir"], entry)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(result.as_dict(), indent=2), encoding="utf-8")
+
+
+def _script_path(gallery_conf: dict[str, Any], entry_id: str) -> str:
+    for script in gallery.scripts(_gallery_source(gallery_conf)):
+        if script.entry_id == entry_id:
+            return script.path
+    raise ExtensionError(f"no gallery script for {entry_id!r}")
+
+
+def _gallery_source(gallery_conf: dict[str, Any]) -> str:
+    examples_dir = gallery_conf["examples_dirs"]
+    if isinstance(examples_dir, list):
+        (examples_dir,) = examples_dir
+    return os.path.normpath(os.path.join(gallery_conf["src_dir"], examples_dir))
+
+
+def fingerprint() -> str:
+    """What a script's verdict depends on besides its own source."""
+    from importlib.metadata import version
+
+    digest = hashlib.sha256()
+    digest.update(f"torch {version('torch')} autograd-errors {__version__}".encode())
+    for name in sorted(os.listdir(catalog_module.ENTRIES_DIR)):
+        digest.update(name.encode())
+        digest.update(Path(catalog_module.ENTRIES_DIR, name).read_bytes())
+    for path in (verify.__file__, catalog_module.__file__, __file__):
+        digest.update(Path(path).read_bytes())
+    return digest.hexdigest()
+
+
+def _invalidate_stale_runs(app: Sphinx) -> None:
+    """Before sphinx-gallery runs: forget cached runs made with another torch or catalog."""
+    pages = _pages_dir(app)
+    stamp = pages / _FINGERPRINT
+    current = fingerprint()
+    if stamp.exists() and stamp.read_text() == current:
+        return
+    if pages.exists():
+        for md5 in pages.rglob("*.md5"):
+            md5.unlink()
+        for result in pages.rglob(f"*{_RESULT_SUFFIX}"):
+            result.unlink()
+    pages.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(current)
+
+
+def _fail_on_bad_verdicts(app: Sphinx) -> None:
+    """After sphinx-gallery ran: stop the build unless every entry is verified OK."""
+    catalog = _catalog()
+    problems = gallery.correspondence_problems(
+        catalog, gallery.scripts(_gallery_source(app.config.sphinx_gallery_conf))
+    )
+    results = []
+    for entry in catalog:
+        stored = _result_file(app, entry)
+        if stored.exists():
+            data = json.loads(stored.read_text(encoding="utf-8"))
+            results.append(
+                verify.Result(data["id"], data["status"], data["message"], data["detail"])
+            )
+        else:
+            problems.append(f"{entry.id}: its gallery script was not run, so it is not verified")
+    bad = [result for result in results if result.status != verify.OK]
+    if problems or bad:
+        from importlib.metadata import version
+
+        report = verify.report_text(results, version("torch"))
+        raise ExtensionError(
+            "entries failed verification against the installed torch:\n"
+            + "\n".join(problems)
+            + ("\n" if problems else "")
+            + report
+        )
+
+
+# Directives ---------------------------------------------------------------------------------
+
+
+def rst_code(text: str) -> str:
+    """The catalog's prose uses Markdown's `code`; reStructuredText wants ``code``."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an unmatched backtick: leave the text alone
+        return text
+    return "".join(part if i % 2 == 0 else f"``{part}``" for i, part in enumerate(parts))
+
+
+def _indent(text: str, spaces: int) -> list[str]:
+    return [(" " * spaces + line) if line else "" for line in text.splitlines()]
+
+
+def tagged_lines(path: str, tag: str) -> str:
+    """The script's lines that end with ``# <tag>``, tag removed, dedented."""
+    picked = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            code, _, comment = line.rstrip("\n").partition("  # ")
+            if comment.strip() == tag:
+                picked.append(code)
+    return textwrap.dedent("\n".join(picked))
+
+
+class _EntryDirective(SphinxDirective):
+    required_arguments = 1
+    has_content = False
+
+    def entry(self) -> Entry:
+        catalog = _catalog()
+        entry_id = self.arguments[0]
+        if entry_id not in catalog:
+            raise self.error(f"no catalog entry {entry_id!r}")
+        self.env.note_dependency(os.path.join(catalog_module.ENTRIES_DIR, f"{entry_id}.toml"))
+        return catalog[entry_id]
+
+    def parse(self, lines: list[str]) -> list[nodes.Node]:
+        container = nodes.section()  # a section may hold sections
+        source = StringList(lines, source=f"autograd-entry {self.arguments[0]}")
+        nested_parse_with_titles(self.state, source, container)
+        return container.children
+
+
+class EntryDirective(_EntryDirective):
+    """The top of an entry page."""
+
+    def run(self) -> list[nodes.Node]:
+        entry = self.entry()
+        result = self._verdict(entry)
+        from importlib.metadata import version
+
+        message = f"{entry.current.exception}: {result['message']}"
+        lines = [
+            ".. rst-class:: lead",
+            "",
+            f"**{rst_code(entry.title)}**",
+            "",
+            ".. code-block:: text",
+            f"   :caption: What torch {version('torch')} printed when this page was built",
+            "   :class: autograd-message",
+            "",
+            *_indent(message, 3),
+            "",
+        ]
+        script = _script_for(entry)
+        broken, fixed = tagged_lines(script, "broken"), tagged_lines(script, "fixed")
+        if broken and fixed:
+            lines += [".. grid:: 1 1 2 2", "   :gutter: 2", ""]
+            for label, code in (("Broken", broken), ("Fixed", fixed)):
+                lines += [
+                    f"   .. grid-item-card:: {label}",
+                    f"      :class-card: autograd-{label.lower()}",
+                    "",
+                    "      .. code-block:: python",
+                    "",
+                    *_indent(code, 9),
+                    "",
+                ]
+        lines += [
+            f"**Why.** {rst_code(entry.cause)}",
+            "",
+            f"**Fix.** {rst_code(entry.fix)}",
+            "",
+            "From a terminal, with any wording of the message:",
+            "",
+            ".. code-block:: console",
+            "",
+            f"   $ python -m autograd_errors explain {shlex.quote(result['message'])}",
+            "",
+        ]
+        return self.parse(lines)
+
+    def _verdict(self, entry: Entry) -> dict[str, str]:
+        stored = _result_file(self.env.srcdir, entry)
+        if not stored.exists():
+            raise self.error(f"{entry.id} was not verified in this build (no {stored.name})")
+        self.env.note_dependency(str(stored))
+        return json.loads(stored.read_text(encoding="utf-8"))
+
+
+class EntryFooterDirective(_EntryDirective):
+    """The end of an entry page: its wordings across torch releases, and related entries."""
+
+    def run(self) -> list[nodes.Node]:
+        entry = self.entry()
+        lines = [
+            "Every wording of this message the reference recognises, and the torch releases that",
+            "print it. ``{name}`` marks a value torch fills in.",
+            "",
+            ".. list-table::",
+            "   :header-rows: 1",
+            "   :widths: 14 18 68",
+            "   :class: autograd-wordings",
+            "",
+            "   * - Variant",
+            "     - Releases",
+            "     - Message",
+        ]
+        for wording in entry.wordings:
+            note = f" {rst_code(wording.note)}" if wording.note else ""
+            lines += [
+                f"   * - ``{wording.variant}``",
+                f"     - {wording.releases.describe()}",
+                f"     - ``{wording.exception}: {wording.message}``",
+                "",
+                f"       `Source <{wording.source}>`__.{note}",
+            ]
+        lines.append("")
+        if entry.related:
+            lines += [".. rubric:: Related entries", ""]
+            catalog = _catalog()
+            for other_id in entry.related:
+                other = catalog[other_id]
+                page = other.path.removesuffix(".html")
+                lines.append(f"- :doc:`{other.id} </{page}>`: {rst_code(other.title)}")
+            lines.append("")
+        return self.parse(lines)
+
+
+class IndexDirective(SphinxDirective):
+    """Every entry, grouped by gallery section, listed by its message."""
+
+    def run(self) -> list[nodes.Node]:
+        catalog = _catalog()
+        conf = self.config.sphinx_gallery_conf
+        source = _gallery_source(conf)
+        lines: list[str] = []
+        by_section: dict[str, list[Entry]] = {}
+        for entry in catalog:
+            by_section.setdefault(entry.section, []).append(entry)
+        for section in section_order(source):
+            entries = by_section.get(section, [])
+            if not entries:
+                continue
+            self.env.note_dependency(os.path.join(source, section, "README.txt"))
+            title = section_title(source, section)
+            lines += [title, "-" * len(title), ""]
+            for entry in entries:
+                shown = f"{entry.current.exception}: {entry.current.message}"
+                lines += [
+                    f"- :doc:`{entry.id} </{entry.path.removesuffix('.html')}>` ``{shown}``",
+                    "",
+                ]
+        container = nodes.section()
+        nested_parse_with_titles(self.state, StringList(lines, source="autograd-index"), container)
+        return container.children
+
+
+def _script_for(entry: Entry) -> str:
+    for script in gallery.scripts():
+        if script.entry_id == entry.id:
+            return script.path
+    raise ExtensionError(f"no gallery script for {entry.id!r}")
+
+
+def section_order(gallery_source: str) -> list[str]:
+    """Sections in the order the gallery shows them (``_order.txt``, one name a line)."""
+    with open(os.path.join(gallery_source, "_order.txt"), encoding="utf-8") as handle:
+        return [line.strip() for line in handle if line.strip() and not line.startswith("#")]
+
+
+def section_title(gallery_source: str, section: str) -> str:
+    """A section's title: the first line of its ``README.txt``."""
+    with open(os.path.join(gallery_source, section, "README.txt"), encoding="utf-8") as handle:
+        return handle.readline().strip()
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("builder-inited", _invalidate_stale_runs, priority=100)
+    app.connect("builder-inited", _fail_on_bad_verdicts, priority=900)
+    app.add_directive("autograd-entry", EntryDirective)
+    app.add_directive("autograd-entry-footer", EntryFooterDirective)
+    app.add_directive("autograd-index", IndexDirective)
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

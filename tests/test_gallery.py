@@ -1,0 +1,85 @@
+"""Catalog entries and gallery scripts correspond one to one, in both directions."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from autograd_errors import gallery
+
+GALLERY = Path(__file__).parent.parent / "gallery"
+
+
+def test_every_entry_has_a_script_and_every_script_an_entry(packaged_catalog):
+    scripts = gallery.scripts(str(GALLERY))
+    assert gallery.correspondence_problems(packaged_catalog, scripts) == []
+    assert sorted(s.entry_id for s in scripts) == sorted(packaged_catalog.ids)
+
+
+def test_a_script_without_an_entry_is_reported(packaged_catalog, tmp_path):
+    copy = tmp_path / "gallery"
+    shutil.copytree(GALLERY, copy)
+    (copy / "graph" / "orphan-entry.py").write_text('"""\norphan-entry\n============\n"""\n')
+    problems = gallery.correspondence_problems(packaged_catalog, gallery.scripts(str(copy)))
+    assert problems == [
+        f"orphan-entry: gallery script {copy}/graph/orphan-entry.py has no catalog entry"
+    ]
+
+
+def test_an_entry_without_a_script_is_reported(packaged_catalog, tmp_path):
+    copy = tmp_path / "gallery"
+    shutil.copytree(GALLERY, copy)
+    (copy / "graph" / "no-grad-fn.py").unlink()
+    problems = gallery.correspondence_problems(packaged_catalog, gallery.scripts(str(copy)))
+    assert problems == ["no-grad-fn: no gallery script gallery/graph/no-grad-fn.py"]
+
+
+def test_a_script_in_the_wrong_section_is_reported(packaged_catalog, tmp_path):
+    copy = tmp_path / "gallery"
+    shutil.copytree(GALLERY, copy)
+    (copy / "graph" / "no-grad-fn.py").rename(copy / "leaves" / "no-grad-fn.py")
+    problems = gallery.correspondence_problems(packaged_catalog, gallery.scripts(str(copy)))
+    assert problems == [
+        "no-grad-fn: the catalog puts it in section 'graph', the gallery in 'leaves'"
+    ]
+
+
+def test_sections_are_listed_in_order_and_titled(packaged_catalog):
+    from autograd_errors.sphinxext import section_order, section_title
+
+    order = section_order(str(GALLERY))
+    assert {entry.section for entry in packaged_catalog} <= set(order)
+    assert sorted(order) == sorted(p.name for p in GALLERY.iterdir() if p.is_dir())
+    for section in order:
+        assert section_title(str(GALLERY), section)
+
+
+def test_scripts_are_standalone():
+    """A downloaded script needs nothing but torch (and the standard library)."""
+    import ast
+    import sys
+
+    for script in gallery.scripts(str(GALLERY)):
+        tree = ast.parse(Path(script.path).read_text())
+        imported = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                imported.add((node.module or "").split(".")[0])
+        assert imported <= {"torch", "numpy"} | set(sys.stdlib_module_names), script.path
+
+
+def test_each_script_opens_with_its_id_and_entry_directive():
+    for script in gallery.scripts(str(GALLERY)):
+        docstring = ast_docstring(script.path)
+        lines = docstring.strip().splitlines()
+        assert lines[0] == script.entry_id
+        assert f".. autograd-entry:: {script.entry_id}" in docstring
+        assert f".. autograd-entry-footer:: {script.entry_id}" in Path(script.path).read_text()
+
+
+def ast_docstring(path: str) -> str:
+    import ast
+
+    return ast.get_docstring(ast.parse(Path(path).read_text()), clean=False) or ""

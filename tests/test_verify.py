@@ -1,0 +1,253 @@
+"""Every entry verified on the installed torch, and the verifier's own verdicts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from autograd_errors import verify
+from autograd_errors.catalog import load
+
+REPO = Path(__file__).parent.parent
+CATALOG = load(use_cache=False)
+
+
+@pytest.fixture(scope="session")
+def check_report(cli) -> dict:
+    result = cli("check", "--json", timeout=600)
+    report = json.loads(result.stdout)
+    report["returncode"] = result.returncode
+    return report
+
+
+@pytest.mark.parametrize("entry_id", CATALOG.ids)
+def test_entry_verified_on_installed_torch(check_report, entry_id):
+    (result,) = [r for r in check_report["results"] if r["id"] == entry_id]
+    assert result["status"] == "OK", f"{result['status']}: {result['detail']}"
+
+
+def test_check_reports_torch_and_exits_0_when_all_ok(check_report):
+    import torch
+
+    assert check_report["torch"] == torch.__version__
+    assert check_report["returncode"] == 0
+    for result in check_report["results"]:
+        assert set(result) == {"id", "status", "message", "detail"}
+
+
+def test_check_shows_the_message_torch_printed(check_report):
+    (result,) = [r for r in check_report["results"] if r["id"] == "data-not-tensor"]
+    assert result["message"] == "Variable data has to be a tensor, but got int"
+
+
+def run_as(entry_id: str, tmp_path: Path, body: str) -> verify.Result:
+    script = tmp_path / f"{entry_id}.py"
+    script.write_text(textwrap.dedent(body))
+    return verify.judge(CATALOG[entry_id], verify.run_script(str(script)), CATALOG)
+
+
+def test_a_reworded_message_is_drift_with_a_diff(tmp_path):
+    result = run_as(
+        "leaf-inplace",
+        tmp_path,
+        """
+        try:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an inplace operation."
+            )
+        except RuntimeError as error:
+            print(error)
+        """,
+    )
+    assert result.status == "DRIFT"
+    assert result.message == (
+        "a leaf Variable that requires grad is being used in an inplace operation."
+    )
+    assert "[-in-place-] {+inplace+}" in result.detail
+    assert "expected (current): a leaf Variable" in result.detail
+
+
+def test_another_entrys_error_is_wrong_entry(tmp_path):
+    result = run_as(
+        "leaf-inplace",
+        tmp_path,
+        """
+        import torch
+        x = torch.randn(2, requires_grad=True)
+        y = torch.dot(x, x)
+        y.backward()
+        try:
+            y.backward()
+        except RuntimeError as error:
+            print(error)
+        """,
+    )
+    assert result.status == "WRONG-ENTRY"
+    assert "'backward-twice'" in result.detail
+
+
+def test_a_repro_that_no_longer_raises_is_no_error(tmp_path):
+    result = run_as(
+        "leaf-inplace",
+        tmp_path,
+        """
+        import torch
+        x = torch.randn(3, requires_grad=True)
+        try:
+            x += 1
+        except RuntimeError as error:
+            print(error)
+        try:
+            with torch.no_grad():
+                x += 1
+        except RuntimeError as error:
+            print(error)
+        """,
+    )
+    assert result.status == "NO-ERROR"
+    assert "the repro in the try block at line 8 raised nothing" in result.detail
+
+
+def test_a_failing_gradient_check_is_fix_fails(tmp_path):
+    result = run_as(
+        "leaf-inplace",
+        tmp_path,
+        """
+        import torch
+        x = torch.randn(3, requires_grad=True)
+        try:
+            x += 1
+        except RuntimeError as error:
+            print(error)
+        (x * x).sum().backward()
+        torch.testing.assert_close(x.grad, 3 * x.detach())
+        """,
+    )
+    assert result.status == "FIX-FAILS"
+    assert "AssertionError: Tensor-likes are not close!" in result.detail
+    assert (
+        result.message
+        == "a leaf Variable that requires grad is being used in an in-place operation."
+    )
+
+
+def test_another_entrys_warning_in_a_fix_is_allowed(tmp_path):
+    result = run_as(
+        "inplace-modified",
+        tmp_path,
+        """
+        import warnings
+        import torch
+        warnings.simplefilter("always")
+        with torch.autograd.detect_anomaly():
+            x = torch.randn(3, requires_grad=True)
+            y = torch.sigmoid(x)
+            y.mul_(2)
+            try:
+                y.sum().backward()
+            except RuntimeError as error:
+                print(error)
+        """,
+    )
+    assert result.status == "OK", result.detail
+
+
+def test_a_warning_entry_is_judged_on_its_warning(tmp_path):
+    result = run_as(
+        "nonleaf-grad",
+        tmp_path,
+        """
+        import warnings
+        warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is accessed.")
+        """,
+    )
+    assert result.status == "DRIFT"
+
+
+def test_word_diff():
+    assert verify.word_diff("a b c d", "a x c d e") == "a [-b-] {+x+} c d {+e+}"
+
+
+@pytest.fixture(scope="session")
+def installed_package(tmp_path_factory) -> Path:
+    """The package as `pip install` puts it: built as a wheel, installed apart from the repo."""
+    build = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(build),
+            str(REPO),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = build.glob("*.whl")
+    target = tmp_path_factory.mktemp("site-packages")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "-q",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return target
+
+
+def run_installed(target: Path, cli_env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "autograd_errors", *args],
+        capture_output=True,
+        env={**cli_env, "PYTHONPATH": str(target)},
+        cwd=target.parent,
+        timeout=600,
+        check=False,
+    )
+
+
+def test_check_runs_from_an_installed_package(installed_package, cli_env):
+    where = subprocess.run(
+        [sys.executable, "-c", "import autograd_errors, sys; print(autograd_errors.__file__)"],
+        capture_output=True,
+        text=True,
+        env={**cli_env, "PYTHONPATH": str(installed_package)},
+        check=True,
+    ).stdout
+    assert where.startswith(str(installed_package))
+    result = run_installed(installed_package, cli_env, "check", "--json")
+    assert result.returncode == 0, result.stdout.decode()
+    statuses = {r["id"]: r["status"] for r in json.loads(result.stdout)["results"]}
+    assert statuses == dict.fromkeys(CATALOG.ids, "OK")
+
+
+def test_check_fails_when_torch_words_a_message_differently(installed_package, cli_env, tmp_path):
+    """The catalog expects a wording torch does not print: as if torch had reworded it."""
+    copy = tmp_path / "site-packages"
+    shutil.copytree(installed_package, copy)
+    record = copy / "autograd_errors" / "entries" / "data-not-tensor.toml"
+    record.write_text(record.read_text().replace("has to be a tensor", "must be a tensor"))
+    result = run_installed(copy, cli_env, "check")
+    assert result.returncode == 1
+    report = result.stdout.decode()
+    assert "DRIFT       data-not-tensor" in report
+    assert "diff: Variable data [-must-] {+has to+} be a tensor, but got" in report
