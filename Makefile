@@ -29,8 +29,8 @@ serve: docs
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html $(PORT)
 
 test: $(INSTALLED)
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	$(BIN)/ruff check --no-cache .
+	$(BIN)/ruff format --no-cache --check .
 	$(BIN)/python -m pytest
 
 lint: $(INSTALLED)

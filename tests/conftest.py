@@ -1,26 +1,14 @@
-"""Shared fixtures: the packaged catalog, the recorded torch messages, and a CLI runner."""
+"""Shared fixtures: the packaged catalog, and a CLI runner with a private cache."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from autograd_errors import catalog
-
-DATA = Path(__file__).parent / "data"
-REPO = Path(__file__).parent.parent
-
-
-def load_data(name: str) -> dict:
-    return json.loads((DATA / name).read_text(encoding="utf-8"))
-
-
-MESSAGES_2_13 = load_data("torch-2.13.0-messages.json")["entries"]
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import MESSAGES_2_13
+from helpers import MESSAGES_2_13
 
 LEAF = MESSAGES_2_13["leaf-inplace"]["message"]
 INPLACE_CUDA = MESSAGES_2_13["inplace-modified"]["cuda"]["message"]

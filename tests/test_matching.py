@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from conftest import MESSAGES_2_13, load_data
+from helpers import MESSAGES_2_13, load_data
 
 from autograd_errors.matching import explain, find_matches
 

@@ -106,6 +106,7 @@ class Entry:
         "fix",
         "hints",
         "id",
+        "kind",
         "related",
         "retired",
         "section",
@@ -117,6 +118,7 @@ class Entry:
         self,
         *,
         id: str,
+        kind: str,
         title: str,
         exception: str,
         section: str,
@@ -129,6 +131,7 @@ class Entry:
         retired: Retirement | None = None,
     ) -> None:
         self.id = id
+        self.kind = kind  # "error" (raises or warns) or "pitfall" (silent)
         self.title = title
         self.exception = exception
         self.section = section
@@ -149,8 +152,14 @@ class Entry:
         return f"{PAGES_DIR}/{self.section}/{self.id}.html"
 
     @property
+    def is_pitfall(self) -> bool:
+        return self.kind == "pitfall"
+
+    @property
     def current(self) -> Wording:
         """The wording the newest torch prints (for a retired entry, the last one it printed)."""
+        if not self.wordings:
+            raise ValueError(f"{self.id} is a pitfall: it has no message")
         own = [w for w in self.wordings if w.exception == self.exception]
         return next((w for w in own if w.releases.current), own[0] if own else self.wordings[0])
 
@@ -252,6 +261,7 @@ def _parse_toml(stem: str, blob: bytes) -> dict[str, Any]:
 
 
 _ENTRY_KEYS = {
+    "kind": str,
     "title": str,
     "exception": str,
     "section": str,
@@ -264,6 +274,9 @@ _ENTRY_KEYS = {
     "retired": dict,
 }
 _REQUIRED = {"title", "exception", "section", "cause", "fix", "wording"}
+#: A pitfall raises nothing: it has no exception and no wordings, only its demonstration.
+_REQUIRED_FOR_PITFALL = {"title", "section", "cause", "fix"}
+KINDS = ("error", "pitfall")
 _WORDING_KEYS = {
     "variant": str,
     "message": str,
@@ -306,6 +319,15 @@ def _entry(stem: str, record: dict[str, Any]) -> Entry:
     where = f"{stem}.toml"
     if not stem or not set(stem) <= _ID_CHARS or "--" in stem or stem[0] == "-" or stem[-1] == "-":
         raise CatalogError(f"{where}: an entry id is lower-case words joined by hyphens")
+    kind = record.get("kind", "error")
+    if kind not in KINDS:
+        raise CatalogError(f"{where}: kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    if kind == "pitfall":
+        _checked(where, record, _ENTRY_KEYS, _REQUIRED_FOR_PITFALL)
+        for key in ("exception", "wording", "retired"):
+            if key in record:
+                raise CatalogError(f"{where}: a pitfall raises nothing, so it has no {key}")
+        return _entry_from(stem, record, kind, exception="", wordings=(), retired=None)
     _checked(where, record, _ENTRY_KEYS, _REQUIRED)
     exception = record["exception"]
     if not (exception.isidentifier() and exception[0].isupper()) or not exception.endswith(
@@ -329,6 +351,19 @@ def _entry(stem: str, record: dict[str, Any]) -> Entry:
             raise CatalogError(f"{where}: a retired entry cannot have a current wording")
     elif not any(w.releases.current and w.exception == exception for w in wordings):
         raise CatalogError(f"{where}: no current {exception} wording (no wording without until)")
+    return _entry_from(stem, record, kind, exception=exception, wordings=wordings, retired=retired)
+
+
+def _entry_from(
+    stem: str,
+    record: dict[str, Any],
+    kind: str,
+    *,
+    exception: str,
+    wordings: tuple[Wording, ...],
+    retired: Retirement | None,
+) -> Entry:
+    where = f"{stem}.toml"
     hints = []
     for n, table in enumerate(record.get("hint", [])):
         _checked(f"{where}: hint {n + 1}", table, _HINT_KEYS, set(_HINT_KEYS))
@@ -341,6 +376,7 @@ def _entry(stem: str, record: dict[str, Any]) -> Entry:
             raise CatalogError(f"{where}: {name} must be a list of strings")
     return Entry(
         id=stem,
+        kind=kind,
         title=record["title"],
         exception=exception,
         section=record["section"],

@@ -60,8 +60,8 @@ def entry_json(entry: Entry, base_url: str) -> dict[str, Any]:
     return {
         "id": entry.id,
         "title": entry.title,
-        "exception": entry.exception,
-        "variant": entry.current.variant,
+        "exception": entry.exception or None,  # a pitfall raises nothing
+        "variant": None if entry.is_pitfall else entry.current.variant,
         "fields": {},
         "path": entry.path,
         "url": page_url(base_url, entry),
@@ -72,8 +72,9 @@ def entry_detail_json(entry: Entry, base_url: str) -> dict[str, Any]:
     """An entry as ``show --json`` gives it: everything the catalog knows."""
     detail = entry_json(entry, base_url)
     detail.update(
+        kind=entry.kind,
         section=entry.section,
-        message=entry.current.message,
+        message=None if entry.is_pitfall else entry.current.message,
         cause=entry.cause,
         fix=entry.fix,
         related=list(entry.related),
@@ -182,11 +183,18 @@ def _match_lines(match: Match, label: str, base_url: str, style: Style, width: i
 
 def entry_text(entry: Entry, base_url: str, style: Style, width: int) -> str:
     out = [f"{style.bold(entry.title)}  {style.dim('(' + entry.id + ')')}"]
-    out.append(f"  {style.cyan(entry.exception + ':')} {entry.current.message}")
+    if entry.is_pitfall:
+        out.append("  A silent pitfall: nothing is raised.")
+    else:
+        out += _paragraphs(f"{entry.exception}: {entry.current.message}", width, "  ")
     if entry.retired:
-        out.append(f"  retired: last raised by torch {entry.retired.last_release}")
-    out.append("")
-    out.append(style.bold("  Wordings"))
+        out.append(
+            f"  Retired: last raised by torch {entry.retired.last_release}; "
+            f"now {entry.retired.replaced_by}"
+        )
+    if entry.wordings:
+        out.append("")
+        out.append(style.bold("  Wordings"))
     for wording in entry.wordings:
         out.append(f"    {wording.variant}: {wording.releases.describe()}")
         out += _paragraphs(f"{wording.exception}: {wording.message}", width, "      ")
@@ -204,8 +212,10 @@ def entry_text(entry: Entry, base_url: str, style: Style, width: int) -> str:
 
 def list_text(entries: list[Entry], style: Style) -> str:
     id_width = max((len(e.id) for e in entries), default=0)
-    type_width = max((len(e.exception) for e in entries), default=0)
+    kinds = {e.id: e.exception or "(pitfall)" for e in entries}
+    type_width = max(map(len, kinds.values()), default=0)
     return "\n".join(
-        f"{style.bold(e.id.ljust(id_width))}  {e.exception.ljust(type_width)}  {e.title}"
+        f"{style.bold(e.id.ljust(id_width))}  {kinds[e.id].ljust(type_width)}  {e.title}"
+        + ("  [retired]" if e.retired else "")
         for e in entries
     )

@@ -13,6 +13,10 @@ Each entry gets one status:
 - ``WRONG-ENTRY``: the message matches another entry;
 - ``NO-ERROR``: a repro no longer raises;
 - ``FIX-FAILS``: the script failed outside its repros (a fix raised, or a gradient check failed).
+- ``RETIRED``: a retired entry's script ran, showing what current torch does instead.
+
+A pitfall raises nothing: its script asserts the behaviour it describes (a failing assertion is
+``FIX-FAILS``), and may show other entries' errors on the way.
 """
 
 from __future__ import annotations
@@ -38,8 +42,11 @@ if TYPE_CHECKING:
     from autograd_errors.catalog import Catalog, Entry
 
 OK, DRIFT, WRONG_ENTRY, NO_ERROR, FIX_FAILS = "OK", "DRIFT", "WRONG-ENTRY", "NO-ERROR", "FIX-FAILS"
+RETIRED = "RETIRED"
 #: Worst first: an entry's status is the worst of what its script showed.
-SEVERITY = (FIX_FAILS, WRONG_ENTRY, DRIFT, NO_ERROR, OK)
+SEVERITY = (FIX_FAILS, WRONG_ENTRY, DRIFT, NO_ERROR, RETIRED, OK)
+#: The statuses that are not failures.
+PASSING = (OK, RETIRED)
 
 
 class Event:
@@ -259,6 +266,8 @@ def judge(entry: Entry, observation: Observation, catalog: Catalog) -> Result:
         if first is not None and first.id == entry.id:
             own.append(event)
             continue
+        if entry.is_pitfall and first is not None:
+            continue  # a pitfall page may show the errors its safer neighbour raises
         if event.kind == "warning" and not _judges_warning(entry, event, first):
             continue
         where = f"line {event.line}" if event.line else "torch"
@@ -280,11 +289,20 @@ def judge(entry: Entry, observation: Observation, catalog: Catalog) -> Result:
         )
     for line in observation.silent_repros:
         verdicts.append((NO_ERROR, "", f"the repro in the try block at line {line} raised nothing"))
-    if not own and not any(status == DRIFT for status, _, _ in verdicts):
+    if entry.retired and own:
+        verdicts.append((DRIFT, own[0].message, "the entry is retired, but torch raised it again"))
+    elif entry.retired:
+        last = entry.retired.last_release
+        verdicts.append(
+            (RETIRED, "", f"last raised by torch {last}; now {entry.retired.replaced_by}")
+        )
+    elif not own and not entry.is_pitfall and not any(s == DRIFT for s, _, _ in verdicts):
         verdicts.append((NO_ERROR, "", f"no {entry.exception} of this entry was raised or warned"))
     # The entry's own kind of event is its message: the error, not anomaly mode's warning.
     own.sort(key=lambda event: event.exception != entry.exception)
     if not verdicts:
+        if entry.is_pitfall:
+            return Result(entry.id, OK, "", "the demonstration behaved as described")
         return Result(entry.id, OK, own[0].message, f"{len(own)} message(s) matched")
     verdicts.sort(key=lambda verdict: SEVERITY.index(verdict[0]))
     status, message, _ = verdicts[0]
@@ -350,8 +368,10 @@ def report_text(results: list[Result], torch_version: str) -> str:
         lines.append(f"{result.status:11} {result.entry_id:{width}}  {result.message[:100]}")
         if result.status != OK:
             lines += ["            " + line for line in result.detail.splitlines()]
-    failed = sum(result.status != OK for result in results)
-    lines.append("all OK" if not failed else f"{failed} entr{'y' if failed == 1 else 'ies'} not OK")
+    failed = sum(result.status not in PASSING for result in results)
+    lines.append(
+        "all pass" if not failed else f"{failed} entr{'y' if failed == 1 else 'ies'} failed"
+    )
     return "\n".join(lines)
 
 
@@ -370,4 +390,4 @@ def main(json_output: bool = False) -> int:
         print(json.dumps({"torch": version, "results": [r.as_dict() for r in results]}, indent=2))
     else:
         print(report_text(results, version))
-    return 0 if all(result.status == OK for result in results) else 1
+    return 0 if all(result.status in PASSING for result in results) else 1
