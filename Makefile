@@ -10,7 +10,7 @@ INSTALLED := $(VENV)/.installed
 SPHINX := $(BIN)/sphinx-build -W --keep-going -n -c . docs _build/html
 PORT ?= 8000
 
-.PHONY: setup docs serve test lint bench clean
+.PHONY: setup docs serve test lint bench matrix browser clean
 
 setup: $(INSTALLED)
 
@@ -28,7 +28,20 @@ serve: docs
 	@echo "Serving _build/html at http://127.0.0.1:$(PORT)/ (Ctrl-C stops)"
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html $(PORT)
 
-test: $(INSTALLED)
+# The browser tests drive Debian's Chromium; install it when it is missing and we may.
+browser:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	elif command -v sudo >/dev/null; then \
+		sudo apt-get update -qq && sudo apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	else \
+		echo "make test: the browser tests need chromium and chromium-driver;" \
+		     "install them (apt-get install chromium chromium-driver) and run again" >&2; \
+		exit 1; \
+	fi
+
+test: $(INSTALLED) browser
 	$(BIN)/ruff check --no-cache .
 	$(BIN)/ruff format --no-cache --check .
 	$(BIN)/python -m pytest
@@ -40,6 +53,11 @@ bench: $(INSTALLED)
 	$(BIN)/python benchmarks/cold_start.py
 	$(BIN)/python benchmarks/hostile_inputs.py
 	$(BIN)/python benchmarks/docs_build.py
+
+# Not part of `make test`: several GB of torch builds. MATRIX_RELEASES="2.5.1 2.9.1" adds others.
+MATRIX_RELEASES ?= 1.13.1 2.1.2 2.13.0 2.14.1
+matrix: $(INSTALLED)
+	$(BIN)/python tools/matrix.py $(MATRIX_RELEASES)
 
 clean:
 	rm -rf _build docs/errors

@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from helpers import copy_project, sphinx_build
 
 from autograd_errors import catalog
 
@@ -51,3 +53,17 @@ class Cli:
 @pytest.fixture(scope="session")
 def cli(cli_env: dict[str, str]) -> Cli:
     return Cli(cli_env)
+
+
+@pytest.fixture(scope="session")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the project to build the site in, leaving the checkout's build alone."""
+    return copy_project(tmp_path_factory.mktemp("site") / "project")
+
+
+@pytest.fixture(scope="session")
+def site(project: Path) -> Path:
+    """The site, built from scratch as `make docs` builds it."""
+    result = sphinx_build(project)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return project / "_build" / "html"

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import html
 import json
+import os
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 DATA = Path(__file__).parent / "data"
@@ -14,3 +20,38 @@ def load_data(name: str) -> dict:
 
 
 MESSAGES_2_13 = load_data("torch-2.13.0-messages.json")["entries"]
+
+#: What a copy of the project for a site build leaves out.
+IGNORED = shutil.ignore_patterns(
+    ".git", ".venv", "_build", "errors", "__pycache__", ".pytest_cache", ".hypothesis",
+    ".ruff_cache", "*.egg-info", ".matrix",
+)
+
+
+def copy_project(target: Path) -> Path:
+    shutil.copytree(REPO, target, ignore=IGNORED)
+    return target
+
+
+def sphinx_build(project: Path) -> subprocess.CompletedProcess[str]:
+    """`make docs`'s sphinx-build, on a copy of the project, with that copy's package."""
+    sphinx = Path(sys.executable).parent / "sphinx-build"
+    return subprocess.run(
+        [str(sphinx), "-W", "--keep-going", "-n", "-q", "-c", ".", "docs", "_build/html"],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(project / "src")},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+
+def page_text(path: Path) -> str:
+    """A page's text as a reader sees it: tags dropped, entities decoded, whitespace runs
+    collapsed, and Sphinx's typographic quotes made plain again."""
+    markup = path.read_text(encoding="utf-8")
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", markup)).split())
+    for curly, plain in (("\u2019", "'"), ("\u2018", "'"), ("\u201c", '"'), ("\u201d", '"')):
+        text = text.replace(curly, plain)
+    return text

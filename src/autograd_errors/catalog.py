@@ -44,6 +44,7 @@ class Wording:
     __slots__ = (
         "example",
         "exception",
+        "form",
         "message",
         "note",
         "releases",
@@ -61,6 +62,7 @@ class Wording:
         source: str,
         note: str = "",
         example: str = "",
+        form: str = "main",
     ) -> None:
         self.variant = variant
         self.message = message
@@ -69,6 +71,10 @@ class Wording:
         self.source = source  # where this wording is documented: a PyTorch source or a thread
         self.note = note
         self.example = example  # one real instance, as printed, with its prefix
+        # Wordings of one form are successive versions of one message, printed by one code
+        # path; an entry whose error torch words differently in different situations (a
+        # leaf, anomaly mode on) has a form for each.
+        self.form = form
         self.template = Template(message)
 
     def __repr__(self) -> str:
@@ -286,9 +292,28 @@ _WORDING_KEYS = {
     "source": str,
     "note": str,
     "example": str,
+    "form": str,
 }
 _HINT_KEYS = {"field": str, "prefix": str, "text": str}
 _RETIRED_KEYS = {"last_release": str, "replaced_by": str}
+
+
+def form_overlaps(entry: Entry) -> list[str]:
+    """Wordings of one form whose release ranges overlap: one release, two versions of one
+    message, which cannot be."""
+    problems = []
+    by_form: dict[str, list[Wording]] = {}
+    for wording in entry.wordings:
+        by_form.setdefault(wording.form, []).append(wording)
+    for form, wordings in by_form.items():
+        for i, first in enumerate(wordings):
+            for second in wordings[i + 1 :]:
+                if first.releases.overlaps(second.releases):
+                    problems.append(
+                        f"{entry.id}.toml: wordings {first.variant!r} and {second.variant!r} of "
+                        f"form {form!r} claim the same releases"
+                    )
+    return problems
 
 
 def _build(records: dict[str, dict[str, Any]]) -> Catalog:
@@ -405,6 +430,7 @@ def _wording(where: str, exception: str, table: dict[str, Any]) -> Wording:
             source=table["source"],
             note=table.get("note", ""),
             example=table.get("example", ""),
+            form=table.get("form", "main"),
         )
     except TemplateError as error:
         raise CatalogError(f"{where}: {error}") from None

@@ -25,6 +25,7 @@ usage: autograd-errors explain [TEXT ... | -] [--json] [--base-url URL]
        autograd-errors list [--json] [--base-url URL]
        autograd-errors show ID [--json] [--base-url URL]
        autograd-errors check [--json]
+       autograd-errors record [--output DIR]
        autograd-errors --help | --version
 """
 
@@ -39,9 +40,12 @@ commands:
   list      every entry of the catalog
   show      one entry, with all its wordings across torch releases
   check     run every entry's gallery script on the installed torch and verify what it raises
+  record    run them and write what this torch release raised to DIR/torch-<release>.json
+            (DIR: the checkout's data/observed)
 
 options:
   --json          print one JSON object instead of text
+  --output DIR    where record writes its file
   --base-url URL  site that the printed links point to
                   (default: $AUTOGRAD_ERRORS_BASE_URL, else the published site)
   -h, --help      show this help
@@ -70,9 +74,16 @@ class Options:
         self.args: list[str] = []
         self.json = False
         self.base_url: str | None = None
+        self.output: str | None = None
 
 
-_COMMANDS = {"explain": (0, None), "list": (0, 0), "show": (1, 1), "check": (0, 0)}
+_COMMANDS = {
+    "explain": (0, None),
+    "list": (0, 0),
+    "show": (1, 1),
+    "check": (0, 0),
+    "record": (0, 0),
+}
 
 
 def parse(argv: list[str]) -> Options:
@@ -96,6 +107,11 @@ def parse(argv: list[str]) -> Options:
             if not value:
                 raise UsageError("--base-url needs a URL")
             options.base_url = value
+        elif command == "record" and (arg == "--output" or arg.startswith("--output=")):
+            value = arg.partition("=")[2] if "=" in arg else next(rest_iter, None)
+            if not value:
+                raise UsageError("--output needs a directory")
+            options.output = value
         elif arg in ("-h", "--help"):
             raise _HelpRequested
         else:
@@ -264,9 +280,16 @@ def _check(options: Options) -> int:
     return verify.main(json_output=options.json)
 
 
+def _record(options: Options) -> int:
+    from autograd_errors import verify
+
+    return verify.record_main(options.output)
+
+
 _COMMAND_RUNNERS: dict[str, Callable[[Options], int]] = {
     "explain": _explain,
     "list": _list,
     "show": _show,
     "check": _check,
+    "record": _record,
 }

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 #: A near miss shares at least this fraction of an entry's words with the paste.
 NEAR_MISS_SIMILARITY = 0.6
-_NEAR_MISS_TAIL = 20_000
+NEAR_MISS_TAIL = 20_000
 _PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~"
 
 
@@ -139,7 +139,7 @@ def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
 
 def near_misses(text: str, catalog: Catalog, limit: int = 3) -> list[NearMiss]:
     """Entries sharing most of their wording's words with the end of the paste."""
-    words = _words(clean(text[-_NEAR_MISS_TAIL:]))
+    words = _words(clean(text[-NEAR_MISS_TAIL:]))
     if not words:
         return []
     found = []

@@ -26,7 +26,7 @@ _NEWLINE_MARK = "\x01"  # stands for a line end while splitting; a control chara
 _CONTROLS = {
     code: " " for code in (*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x1B), *range(0x1C, 0x20))
 }
-_CONTROLS.update({0x7F: " ", 0xFEFF: " ", 0x200B: " "})
+_CONTROLS.update({0x7F: " ", 0x85: " ", 0xFEFF: " ", 0x200B: " "})
 _ANSI_PATTERN = (
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor movement
     r"|\x1b\][^\x07\x1b]{0,2048}(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks

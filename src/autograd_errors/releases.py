@@ -19,6 +19,10 @@ def parse_release(text: str) -> tuple[int, int, int]:
     return major, minor, patch[0] if patch else 0
 
 
+def _bound(release: str | None, default: tuple[int, int, int]) -> tuple[int, int, int]:
+    return default if release is None else parse_release(release)
+
+
 class ReleaseRange:
     """The releases from ``since`` to ``until``, both included; ``None`` leaves that end open."""
 
@@ -48,6 +52,13 @@ class ReleaseRange:
         if self.since and version < parse_release(self.since):
             return False
         return not (self.until and version > parse_release(self.until))
+
+    def overlaps(self, other: ReleaseRange) -> bool:
+        """Whether some release lies in both ranges."""
+        lowest, highest = (0, 0, 0), (999_999, 0, 0)
+        start = max(_bound(self.since, lowest), _bound(other.since, lowest))
+        end = min(_bound(self.until, highest), _bound(other.until, highest))
+        return start <= end
 
     @property
     def current(self) -> bool:

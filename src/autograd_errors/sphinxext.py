@@ -18,10 +18,13 @@ Directives:
     The end of an entry page: the message's wordings across torch releases, related entries.
 ``.. autograd-index::``
     Every entry, by section, each listed by its message.
+``.. autograd-matrix::``
+    Every entry against every recorded torch release: the wording each release printed.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
@@ -32,12 +35,13 @@ from typing import Any
 
 from docutils import nodes
 from docutils.statemachine import StringList
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
-from autograd_errors import __version__, gallery, verify
+from autograd_errors import __version__, gallery, observations, verify
 from autograd_errors import catalog as catalog_module
 from autograd_errors.catalog import Catalog, Entry
 
@@ -113,7 +117,7 @@ def fingerprint() -> str:
     for name in sorted(os.listdir(catalog_module.ENTRIES_DIR)):
         digest.update(name.encode())
         digest.update(Path(catalog_module.ENTRIES_DIR, name).read_bytes())
-    for path in (verify.__file__, catalog_module.__file__, __file__):
+    for path in (verify.__file__, catalog_module.__file__, observations.__file__, __file__):
         digest.update(Path(path).read_bytes())
     return digest.hexdigest()
 
@@ -297,6 +301,7 @@ class EntryFooterDirective(_EntryDirective):
         entry = self.entry()
         if entry.is_pitfall:
             return self.parse(self._related(entry))
+        observed = self._observed_table(entry)
         lines = [
             "Every wording of this message the reference recognises, and the torch releases that",
             "print it. ``{name}`` marks a value torch fills in.",
@@ -320,7 +325,36 @@ class EntryFooterDirective(_EntryDirective):
                 f"       `Source <{wording.source}>`__.{note}",
             ]
         lines.append("")
-        return self.parse(lines + self._related(entry))
+        return observed + self.parse(lines + self._related(entry))
+
+    def _observed_table(self, entry: Entry) -> list[nodes.Node]:
+        recordings = _recordings(self.env)
+        rows: list[list[nodes.Node]] = []
+        previous: str | None = None
+        for recording in recordings:
+            observed = recording.entries.get(entry.id)
+            if observed is None:
+                continue
+            message = recording.message(entry)
+            if message is None:
+                status = observed["status"]
+                text = (
+                    "not applicable: the repro needs a newer torch"
+                    if status == (verify.NOT_APPLICABLE)
+                    else "raises nothing"
+                )
+                rows.append([_text(recording.release), _text(text, "autograd-quiet"), _text("")])
+                continue
+            shown = f"{entry.exception}: {message}"
+            rows.append([_text(recording.release), *_changes(previous, shown)])
+            previous = shown
+        if not rows:
+            return []
+        intro = nodes.paragraph(
+            text="What each torch release printed for the repro above, recorded by running it on "
+            "that release; words that changed from the release before are highlighted."
+        )
+        return [intro, _table(["Release", "Message", "Changed"], rows, [12, 64, 24])]
 
     def _related(self, entry: Entry) -> list[str]:
         if not entry.related:
@@ -332,6 +366,119 @@ class EntryFooterDirective(_EntryDirective):
             page = other.path.removesuffix(".html")
             lines.append(f"- :doc:`{other.id} </{page}>`: {rst_code(other.title)}")
         return [*lines, ""]
+
+
+def _recordings(env: Any) -> list[observations.Recording]:
+    recordings = observations.load_recordings()
+    for recording in recordings:
+        env.note_dependency(recording.path)
+    return recordings
+
+
+def _text(text: str, *classes: str) -> nodes.Node:
+    return nodes.inline(text=text, classes=list(classes))
+
+
+def _changes(previous: str | None, current: str) -> list[nodes.Node]:
+    """The message with the words new since ``previous`` marked, and a summary of the change."""
+    message = nodes.literal(classes=["autograd-observed"])
+    if previous is None:
+        message += nodes.Text(current)
+        return [message, _text("first recording", "autograd-quiet")]
+    if previous == current:
+        message += nodes.Text(current)
+        return [message, _text("unchanged", "autograd-quiet")]
+    old, new = previous.split(), current.split()
+    removed, added = [], []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new).get_opcodes():
+        words = " ".join(new[j1:j2])
+        if op == "equal":
+            message += nodes.Text(words + " ")
+            continue
+        if j2 > j1:
+            message += nodes.inline(text=words, classes=["autograd-changed"])
+            message += nodes.Text(" ")
+            added.append(words)
+        if i2 > i1:
+            removed.append(" ".join(old[i1:i2]))
+    summary = nodes.inline()
+    if removed:
+        summary += nodes.Text("was: ")
+        summary += nodes.literal(text=" … ".join(removed))
+    if added:
+        summary += nodes.Text(" now: " if removed else "added: ")
+        summary += nodes.literal(text=" … ".join(added))
+    return [message, summary]
+
+
+def _table(headers: list[str], rows: list[list[nodes.Node]], widths: list[int]) -> nodes.table:
+    table = nodes.table(classes=["autograd-observed-table"])
+    group = nodes.tgroup(cols=len(headers))
+    table += group
+    for width in widths:
+        group += nodes.colspec(colwidth=width)
+    head = nodes.thead()
+    group += head
+    head += _row([nodes.Text(header) for header in headers])
+    body = nodes.tbody()
+    group += body
+    for cells in rows:
+        body += _row(cells)
+    return table
+
+
+def _row(cells: list[nodes.Node]) -> nodes.row:
+    row = nodes.row()
+    for cell in cells:
+        entry = nodes.entry()
+        paragraph = nodes.paragraph()
+        paragraph += cell
+        entry += paragraph
+        row += entry
+    return row
+
+
+class MatrixDirective(SphinxDirective):
+    """Entries against recorded releases: which wording each release printed."""
+
+    def run(self) -> list[nodes.Node]:
+        catalog = _catalog()
+        recordings = _recordings(self.env)
+        releases = [recording.release for recording in recordings]
+        source = _gallery_source(self.config.sphinx_gallery_conf)
+        rows: list[list[nodes.Node]] = []
+        for section in section_order(source):
+            for entry in catalog:
+                if entry.section != section or entry.is_pitfall:
+                    continue
+                page = entry.path.removesuffix(".html")
+                link = addnodes.pending_xref(
+                    "",
+                    refdomain="std",
+                    reftype="doc",
+                    reftarget=f"/{page}",
+                    refexplicit=True,
+                    refwarn=True,
+                )
+                link += nodes.literal(text=entry.id)
+                cells: list[nodes.Node] = [link]
+                for recording in recordings:
+                    cells.append(_matrix_cell(recording, entry))
+                rows.append(cells)
+        widths = [20] + [max(6, 80 // max(len(releases), 1))] * len(releases)
+        return [_table(["Entry", *releases], rows, widths)]
+
+
+def _matrix_cell(recording: observations.Recording, entry: Entry) -> nodes.Node:
+    observed = recording.entries.get(entry.id)
+    if observed is None:
+        return _text("·", "autograd-quiet")
+    events = recording.own_events(entry.id)
+    events.sort(key=lambda event: event["exception"] != entry.exception)
+    if events:
+        return _text(events[0]["variant"], "autograd-variant")
+    labels = {verify.NOT_APPLICABLE: "n/a", verify.RETIRED: "retired"}
+    return _text(labels.get(observed["status"], observed["status"]), "autograd-quiet")
 
 
 class IndexDirective(SphinxDirective):
@@ -382,10 +529,35 @@ def section_title(gallery_source: str, section: str) -> str:
         return handle.readline().strip()
 
 
+_STATIC = Path(__file__).with_name("static")
+#: The catalog as the browser's matcher reads it, in the site's ``_static``.
+CATALOG_JSON = "autograd-catalog.json"
+
+
+def _add_static_files(app: Sphinx) -> None:
+    app.config.html_static_path.append(str(_STATIC))
+
+
+def _export_catalog(app: Sphinx, error: Exception | None) -> None:
+    if error is not None or app.builder.format != "html":
+        return
+    from autograd_errors import export
+
+    target = Path(app.outdir) / "_static" / CATALOG_JSON
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = export.catalog_json(_catalog())
+    target.write_text(json.dumps(data, separators=(",", ":"), ensure_ascii=False), "utf-8")
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", _invalidate_stale_runs, priority=100)
     app.connect("builder-inited", _fail_on_bad_verdicts, priority=900)
+    app.connect("builder-inited", _add_static_files)
+    app.connect("build-finished", _export_catalog)
+    app.add_js_file("autograd-matcher.js")
+    app.add_js_file("autograd-ui.js")
     app.add_directive("autograd-entry", EntryDirective)
     app.add_directive("autograd-entry-footer", EntryFooterDirective)
     app.add_directive("autograd-index", IndexDirective)
+    app.add_directive("autograd-matrix", MatrixDirective)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

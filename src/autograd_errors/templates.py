@@ -57,6 +57,14 @@ def _dotted(raw: str) -> str:
     return raw.rstrip(".") or raw
 
 
+#: How a captured value is written back: the skeleton lost its spaces (``[64,128]``).
+CANONICAL_FORMS: dict[str, Callable[[str], str]] = {
+    "identity": _identity,
+    "dotted": _dotted,
+    "shape": _shape,
+}
+
+
 class Kind:
     """What one kind of placeholder can hold: up to ``max_len`` characters of ``charset``.
 
@@ -70,14 +78,17 @@ class Kind:
         name: str,
         charset: str,
         max_len: int,
-        canonical: Callable[[str], str] = _identity,
+        canonical: str = "identity",
         delimited: bool = False,
     ) -> None:
         self.name = name
         self.charset = charset
         self.max_len = max_len
-        self.canonical = canonical
+        self.canonical = canonical  # a key of CANONICAL_FORMS
         self.delimited = delimited
+
+    def canonicalize(self, raw: str) -> str:
+        return CANONICAL_FORMS[self.canonical](raw)
 
     def match(self, text: str, pos: int) -> int:
         """End of this kind's value starting at ``pos``, or ``pos`` if there is none."""
@@ -99,11 +110,11 @@ class Kind:
 KINDS: dict[str, Kind] = {
     kind.name: kind
     for kind in (
-        Kind("tensor_type", _WORD + ".", 80, _dotted),
-        Kind("python_type", _WORD + ".", 80, _dotted),
-        Kind("dtype", _WORD + ".", 60, _dotted),
-        Kind("op", _WORD + ".", 100, _dotted),
-        Kind("shape", _DIGITS + ",", 200, _shape, delimited=True),
+        Kind("tensor_type", _WORD + ".", 80, "dotted"),
+        Kind("python_type", _WORD + ".", 80, "dotted"),
+        Kind("dtype", _WORD + ".", 60, "dotted"),
+        Kind("op", _WORD + ".", 100, "dotted"),
+        Kind("shape", _DIGITS + ",", 200, "shape", delimited=True),
         Kind("node", _WORD + ":<>", 120),
         Kind("attribute", _WORD, 100),
         Kind("device", _WORD + ":", 40),
@@ -119,11 +130,14 @@ KINDS: dict[str, Kind] = {
 
 
 class Placeholder:
-    __slots__ = ("kind", "name")
+    __slots__ = ("ends_at_break", "kind", "name")
 
     def __init__(self, name: str, kind: Kind) -> None:
         self.name = name
         self.kind = kind
+        # Followed by whitespace (or nothing) in the template: the value is one word of the
+        # paste, ending where that word does: "output 0 of {node} is a view".
+        self.ends_at_break = False
 
     def __repr__(self) -> str:
         return f"Placeholder({self.name!r}, {self.kind.name!r})"
@@ -211,10 +225,9 @@ class Template:
             )
             if start == anchor_start:
                 return None
-            fields[leading.name] = leading.kind.canonical(text[start:anchor_start])
+            fields[leading.name] = leading.kind.canonicalize(text[start:anchor_start])
         pos = anchor_start
         matched = 0
-        last = len(self.parts) - 1
         for index in range(self._anchor_at, len(self.parts)):
             part = self.parts[index]
             if isinstance(part, str):
@@ -225,12 +238,11 @@ class Template:
                 common = _common_prefix(text, pos, part)
                 return self._truncated(skeleton, start, pos + common, matched + common, fields)
             end = part.kind.match(text, pos)
-            if index == last:
-                # A trailing value ends where the paste's word does.
+            if part.ends_at_break and not part.kind.delimited:
                 end = min(end, skeleton.next_break(pos + 1))
             if end == pos:
                 return self._truncated(skeleton, start, pos, matched, fields)
-            fields[part.name] = part.kind.canonical(text[pos:end])
+            fields[part.name] = part.kind.canonicalize(text[pos:end])
             pos = end
         return TemplateMatch(start, pos, fields, matched, complete=True)
 
@@ -291,6 +303,11 @@ def _tokens(text: str) -> tuple[str | Placeholder, ...]:
         pos = close + 1
     if literal:
         tokens.append("".join(literal))
+    for token, following in zip(tokens, [*tokens[1:], None], strict=True):
+        if isinstance(token, Placeholder):
+            token.ends_at_break = following is None or (
+                isinstance(following, str) and following[:1].isspace()
+            )
     return tuple(tokens)
 
 
@@ -321,7 +338,9 @@ def _check_deterministic(parts: tuple[str | Placeholder, ...], text: str) -> Non
         if isinstance(after, Placeholder) and not after.kind.delimited:
             raise TemplateError(f"two placeholders in a row in {text!r}")
         following = "[" if isinstance(after, Placeholder) else after[0]
-        if not before.kind.delimited and following in before.kind.charset:
+        if before.ends_at_break or before.kind.delimited:
+            continue
+        if following in before.kind.charset:
             raise TemplateError(
                 f"{{{before.name}}} is followed by {following!r}, which it could also hold: "
                 f"matching would be ambiguous in {text!r}"

@@ -14,6 +14,7 @@ Each entry gets one status:
 - ``NO-ERROR``: a repro no longer raises;
 - ``FIX-FAILS``: the script failed outside its repros (a fix raised, or a gradient check failed).
 - ``RETIRED``: a retired entry's script ran, showing what current torch does instead.
+- ``NOT-APPLICABLE``: the script uses a torch API this (older) release does not have.
 
 A pitfall raises nothing: its script asserts the behaviour it describes (a failing assertion is
 ``FIX-FAILS``), and may show other entries' errors on the way.
@@ -33,6 +34,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from autograd_errors import catalog as catalog_module
 from autograd_errors import gallery
 from autograd_errors.matching import find_matches
+from autograd_errors.releases import parse_release
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,11 +44,11 @@ if TYPE_CHECKING:
     from autograd_errors.catalog import Catalog, Entry
 
 OK, DRIFT, WRONG_ENTRY, NO_ERROR, FIX_FAILS = "OK", "DRIFT", "WRONG-ENTRY", "NO-ERROR", "FIX-FAILS"
-RETIRED = "RETIRED"
+RETIRED, NOT_APPLICABLE = "RETIRED", "NOT-APPLICABLE"
 #: Worst first: an entry's status is the worst of what its script showed.
-SEVERITY = (FIX_FAILS, WRONG_ENTRY, DRIFT, NO_ERROR, RETIRED, OK)
+SEVERITY = (FIX_FAILS, WRONG_ENTRY, DRIFT, NO_ERROR, NOT_APPLICABLE, RETIRED, OK)
 #: The statuses that are not failures.
-PASSING = (OK, RETIRED)
+PASSING = (OK, RETIRED, NOT_APPLICABLE)
 
 
 class Event:
@@ -78,9 +80,10 @@ class Observation:
         self.path = os.path.abspath(path)
         self.events: list[Event] = []
         self.crash: str | None = None  # the traceback of an exception the script did not catch
-        self.silent_repros: list[
-            int
-        ] = []  # lines of module-level ``try`` blocks that caught nothing
+        self.crash_event: Event | None = None  # that exception, as an event
+        # Lines of module-level ``try`` blocks that caught nothing:
+        self.silent_repros: list[int] = []
+        self.executed: set[int] = set()  # module-level lines that ran
         self.output = ""
 
     def as_dict(self) -> dict[str, Any]:
@@ -88,6 +91,7 @@ class Observation:
             "path": self.path,
             "events": [event.as_dict() for event in self.events],
             "crash": self.crash,
+            "crash_event": self.crash_event.as_dict() if self.crash_event else None,
             "silent_repros": self.silent_repros,
         }
 
@@ -96,6 +100,8 @@ class Observation:
         observation = cls(data["path"])
         observation.events = [Event.from_dict(e) for e in data["events"]]
         observation.crash = data["crash"]
+        crash_event = data.get("crash_event")
+        observation.crash_event = Event.from_dict(crash_event) if crash_event else None
         observation.silent_repros = data["silent_repros"]
         return observation
 
@@ -133,7 +139,13 @@ class Observer:
 
     def record_crash(self, error: BaseException) -> None:
         self._pending = None
+        self._set_crash(error, None)
+
+    def _set_crash(self, error: BaseException, line: int | None) -> None:
+        if self.observation.crash is not None:
+            return
         self.observation.crash = "".join(traceback.format_exception(error)).rstrip()
+        self.observation.crash_event = Event("crash", type(error).__name__, str(error), line)
 
     def _is_script(self, filename: str) -> bool:
         return os.path.abspath(filename) == self.observation.path
@@ -153,6 +165,7 @@ class Observer:
             )
         elif event == "line":
             self._flush_pending(caught=True)
+            self.observation.executed.add(frame.f_lineno)
         elif event == "return":
             self._flush_pending(caught=False)
         return self._trace_script
@@ -164,8 +177,8 @@ class Observer:
         self._pending = None
         if caught:
             self.observation.events.append(event)
-        elif self.observation.crash is None:
-            self.observation.crash = "".join(traceback.format_exception(error)).rstrip()
+        else:
+            self._set_crash(error, event.line)
 
 
 def _silent_repros(observation: Observation) -> list[int]:
@@ -180,6 +193,8 @@ def _silent_repros(observation: Observation) -> list[int]:
     for node in tree.body:
         if isinstance(node, ast.Try) and node.handlers:
             first, last = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
+            if first not in observation.executed:
+                continue  # never reached: the script stopped earlier
             if not any(line is not None and first <= line <= last for line in caught_lines):
                 silent.append(node.lineno)
     return silent
@@ -256,10 +271,18 @@ class Result:
         }
 
 
-def judge(entry: Entry, observation: Observation, catalog: Catalog) -> Result:
-    """The status of ``entry`` given what its script did."""
+def judge(
+    entry: Entry, observation: Observation, catalog: Catalog, torch_version: str | None = None
+) -> Result:
+    """The status of ``entry`` given what its script did on torch ``torch_version``."""
     verdicts: list[tuple[str, str, str]] = []  # (status, message, detail)
     own: list[Event] = []
+    crash = observation.crash_event
+    if crash is not None and entry.retired:
+        matches = find_matches(crash.text(), catalog)
+        if matches and matches[0].entry.id == entry.id:
+            own.append(crash)  # an older release still raises the retired message
+            crash = None
     for event in observation.events:
         matches = find_matches(event.text(), catalog)
         first = matches[0].entry if matches else None
@@ -279,24 +302,37 @@ def judge(entry: Entry, observation: Observation, catalog: Catalog) -> Result:
             verdicts.append((WRONG_ENTRY, event.message, detail))
         else:
             verdicts.append((DRIFT, event.message, _drift_detail(entry, event, where)))
-    if observation.crash:
+    if crash is not None and _missing_torch_api(crash):
+        verdicts.append(
+            (NOT_APPLICABLE, "", f"this torch lacks an API the script uses: {crash.text()}")
+        )
+    elif crash is not None:
         verdicts.append(
             (
                 FIX_FAILS,
                 own[0].message if own else "",
-                "the script failed outside its repros:\n" + observation.crash,
+                "the script failed outside its repros:\n" + (observation.crash or crash.text()),
             )
         )
     for line in observation.silent_repros:
         verdicts.append((NO_ERROR, "", f"the repro in the try block at line {line} raised nothing"))
-    if entry.retired and own:
+    still_raised = (
+        entry.retired is not None
+        and torch_version is not None
+        and parse_release(torch_version) <= parse_release(entry.retired.last_release)
+    )
+    if entry.retired and own and not still_raised:
         verdicts.append((DRIFT, own[0].message, "the entry is retired, but torch raised it again"))
-    elif entry.retired:
+    elif entry.retired and not own and not still_raised:
         last = entry.retired.last_release
         verdicts.append(
             (RETIRED, "", f"last raised by torch {last}; now {entry.retired.replaced_by}")
         )
-    elif not own and not entry.is_pitfall and not any(s == DRIFT for s, _, _ in verdicts):
+    elif (
+        not own
+        and not entry.is_pitfall
+        and not any(s in (DRIFT, NOT_APPLICABLE) for s, _, _ in verdicts)
+    ):
         verdicts.append((NO_ERROR, "", f"no {entry.exception} of this entry was raised or warned"))
     # The entry's own kind of event is its message: the error, not anomaly mode's warning.
     own.sort(key=lambda event: event.exception != entry.exception)
@@ -308,6 +344,14 @@ def judge(entry: Entry, observation: Observation, catalog: Catalog) -> Result:
     status, message, _ = verdicts[0]
     detail = "\n".join(detail for _, _, detail in verdicts)
     return Result(entry.id, status, message or (own[0].message if own else ""), detail)
+
+
+def _missing_torch_api(crash: Event) -> bool:
+    """Whether the script stopped on a torch API this release does not have."""
+    message = crash.message
+    if crash.exception in ("AttributeError", "ImportError", "ModuleNotFoundError"):
+        return "torch" in message
+    return crash.exception == "TypeError" and "unexpected keyword argument" in message
 
 
 def _judges_warning(entry: Entry, event: Event, matched: Entry | None) -> bool:
@@ -349,16 +393,30 @@ def word_diff(expected: str, actual: str) -> str:
 def check(catalog: Catalog | None = None, directory: str | None = None) -> list[Result]:
     """Run every gallery script on the installed torch and judge each entry."""
     catalog = catalog or catalog_module.load()
-    results = []
     found = gallery.scripts(directory)
-    for problem in gallery.correspondence_problems(catalog, found):
-        entry_id = problem.split(":", 1)[0]
-        results.append(Result(entry_id, FIX_FAILS, "", problem))
+    results = [
+        Result(problem.split(":", 1)[0], FIX_FAILS, "", problem)
+        for problem in gallery.correspondence_problems(catalog, found)
+    ]
+    return results + [result for result, _ in run_all(catalog, found)]
+
+
+def run_all(catalog: Catalog, found: list[gallery.Script]) -> list[tuple[Result, Observation]]:
+    """Each catalog entry's script, run and judged on the installed torch."""
+    version = _torch_version()
+    judged = []
     for script in found:
         if script.entry_id in catalog:
             observation = run_script(script.path)
-            results.append(judge(catalog[script.entry_id], observation, catalog))
-    return results
+            result = judge(catalog[script.entry_id], observation, catalog, version)
+            judged.append((result, observation))
+    return judged
+
+
+def _torch_version() -> str:
+    import torch
+
+    return torch.__version__
 
 
 def report_text(results: list[Result], torch_version: str) -> str:
@@ -373,6 +431,34 @@ def report_text(results: list[Result], torch_version: str) -> str:
         "all pass" if not failed else f"{failed} entr{'y' if failed == 1 else 'ies'} failed"
     )
     return "\n".join(lines)
+
+
+def record_main(output: str | None) -> int:
+    """``python -m autograd_errors record``: write what the installed torch raises, per entry."""
+    try:
+        import torch
+    except ImportError:
+        print("autograd-errors record: torch is not installed", file=sys.stderr)
+        return 2
+    import json
+
+    from autograd_errors import observations
+
+    catalog = catalog_module.load()
+    judged = run_all(catalog, gallery.scripts())
+    data = observations.recording_data(catalog, judged, torch.__version__)
+    directory = output or observations.default_directory()
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, f"torch-{observations.public_release(torch.__version__)}.json")
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=1, ensure_ascii=False, sort_keys=True)
+        handle.write("\n")
+    counts: dict[str, int] = {}
+    for result, _ in judged:
+        counts[result.status] = counts.get(result.status, 0) + 1
+    summary = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
+    print(f"torch {torch.__version__}: {summary}; written to {path}")
+    return 0 if all(result.status in PASSING for result, _ in judged) else 1
 
 
 def main(json_output: bool = False) -> int:

@@ -1,0 +1,206 @@
+"""The built site in a real browser (Debian's Chromium, driven by Selenium), served on
+127.0.0.1: the paste page and the search page put the right entry first, pasted markup never
+runs, downloads resolve."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+from helpers import load_data
+
+from autograd_errors.catalog import load
+
+CATALOG = load(use_cache=False)
+ERRORS = [entry for entry in CATALOG if not entry.is_pitfall]
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+PASTES = [p for p in load_data("real-pastes.json")["pastes"] if p["expected"]][:12]
+
+
+@pytest.fixture(scope="session")
+def server(site: Path):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *args: None  # type: ignore[method-assign]
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory):
+    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not shutil.which(path)]
+    if missing:
+        pytest.fail(
+            f"the browser tests need {' and '.join(missing)}: "
+            "apt-get install chromium chromium-driver (make test does it when it can)"
+        )
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"):
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium')}")
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def results(browser, url: str, selector: str = "[data-search-result]") -> list:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(url)
+    done = "#autograd-results > *:not(.autograd-working), p.search-summary:not(:empty)"
+
+    def finished(driver):
+        return driver.find_elements(By.CSS_SELECTOR, done)
+
+    WebDriverWait(browser, 30).until(finished)
+    return browser.find_elements(By.CSS_SELECTOR, selector)
+
+
+def explain_url(server: str, text: str) -> str:
+    return f"{server}explain.html?q={urllib.parse.quote(text)}"
+
+
+def search_url(server: str, text: str) -> str:
+    return f"{server}search.html?q={urllib.parse.quote(text)}"
+
+
+def message_of(entry) -> str:
+    wording = entry.current
+    return wording.example or wording.message
+
+
+@pytest.mark.parametrize("entry_id", [e.id for e in ERRORS])
+def test_paste_page_puts_each_entry_first(browser, server, entry_id):
+    found = results(browser, explain_url(server, message_of(CATALOG[entry_id])))
+    assert found, "no result"
+    assert found[0].get_attribute("data-search-result") == entry_id
+    link = found[0].find_element("css selector", "a")
+    assert link.get_attribute("href") == server + CATALOG[entry_id].path
+
+
+@pytest.mark.parametrize("entry_id", [e.id for e in ERRORS])
+def test_search_page_puts_each_entry_first(browser, server, entry_id):
+    found = results(browser, search_url(server, message_of(CATALOG[entry_id])))
+    assert found[0].get_attribute("data-search-result") == entry_id
+    assert found[0].find_element("css selector", "a").get_attribute("href") == (
+        server + CATALOG[entry_id].path
+    )
+
+
+@pytest.mark.parametrize("paste", PASTES, ids=[p["expected"] for p in PASTES])
+def test_real_tracebacks_on_both_pages(browser, server, paste):
+    for url in (explain_url(server, paste["text"]), search_url(server, paste["text"])):
+        found = results(browser, url)
+        assert found[0].get_attribute("data-search-result") == paste["expected"], url
+
+
+def test_fields_and_explanation_are_shown(browser, server):
+    paste = ("RuntimeError: one of the variables needed for gradient computation has been "
+             "modified by an inplace operation: [torch.cuda.HalfTensor [64, 128]], which is "
+             "output 0 of ReluBackward0, is at version 2; expected version 1 instead.")
+    (first, *_) = results(browser, explain_url(server, paste))
+    text = first.text
+    assert "A tensor saved for backward was modified in place" in text
+    assert "shape\n[64, 128]" in text
+    assert "The [64, 128] tensor (torch.cuda.HalfTensor), output 0 of ReluBackward0" in text
+    assert "Why." in text and "Fix." in text
+
+
+def test_no_match_says_so_and_offers_the_site_search(browser, server):
+    from selenium.webdriver.common.by import By
+
+    paste = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (10x3 and 4x1)"
+    assert results(browser, explain_url(server, paste)) == []
+    assert "No entry matches this text." in browser.find_element(By.ID, "autograd-results").text
+    link = browser.find_element(By.CSS_SELECTOR, "a.autograd-search-link")
+    assert link.get_attribute("href") == search_url(server, paste)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        '<img src=x onerror="window.pwned=1">',
+        "<script>window.pwned=1</script>",
+        'RuntimeError: a leaf Variable that requires grad is being used in an in-place '
+        'operation.<img src=x onerror="window.pwned=1">',
+        '"><svg onload="window.pwned=1">',
+    ],
+)
+@pytest.mark.parametrize("page", ["explain", "search"])
+def test_pasted_markup_stays_inert(browser, server, payload, page):
+    url = (explain_url if page == "explain" else search_url)(server, payload)
+    results(browser, url, "body")
+    assert browser.execute_script("return window.pwned === undefined")
+    assert browser.execute_script(
+        "return document.querySelectorAll('#autograd-results img, #autograd-results svg,"
+        " #search-results img, #search-results svg, #autograd-results script').length"
+    ) == 0
+
+
+def test_home_page_box_leads_to_the_explanation(browser, server):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(server + "index.html")
+    box = browser.find_element(By.ID, "autograd-paste-home")
+    box.send_keys("TypeError: Variable data has to be a tensor, but got int")
+    box.find_element(By.XPATH, "./ancestor::form//button").click()
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "[data-search-result]")
+    )
+    assert browser.current_url.startswith(server + "explain.html?q=")
+    found = browser.find_elements(By.CSS_SELECTOR, "[data-search-result]")
+    assert found[0].get_attribute("data-search-result") == "data-not-tensor"
+
+
+@pytest.mark.parametrize(("query", "page"), [("retain_graph", "backward-twice"),
+                                             ("detach", "no-grad-fn")])
+def test_word_searches_still_work(browser, server, query, page):
+    from selenium.webdriver.common.by import By
+
+    results(browser, search_url(server, query), "ul.search li")
+    links = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR,
+                                                                     "ul.search li a")]
+    assert any(link.endswith(f"/{page}.html") for link in links[:5]), links[:5]
+
+
+@pytest.mark.parametrize("entry_id", [e.id for e in CATALOG][:: max(1, len(CATALOG) // 8)])
+def test_download_links_resolve(browser, server, entry_id):
+    from selenium.webdriver.common.by import By
+
+    browser.get(server + CATALOG[entry_id].path)
+    downloads = [a.get_attribute("href") for a in browser.find_elements(
+        By.CSS_SELECTOR, "a.reference.download")]
+    assert {Path(urllib.parse.urlparse(h).path).suffix for h in downloads} >= {".py", ".ipynb"}
+    for href in downloads:
+        with urllib.request.urlopen(href) as response:  # noqa: S310 - our own local server
+            assert response.status == 200
+            assert response.read(), href
+
+
+def test_the_gallery_zips_resolve(browser, server):
+    from selenium.webdriver.common.by import By
+
+    browser.get(server + "errors/index.html")
+    zips = [a.get_attribute("href") for a in browser.find_elements(
+        By.CSS_SELECTOR, "a.reference.download") if a.get_attribute("href").endswith(".zip")]
+    assert len(zips) == 2
+    for href in zips:
+        with urllib.request.urlopen(href) as response:  # noqa: S310
+            assert response.read(4) == b"PK\x03\x04"
