@@ -1,0 +1,119 @@
+"""The committed recordings of real torch releases agree with the catalog (no old torch needed)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from helpers import REPO
+
+from autograd_errors import catalog, observations
+from autograd_errors.releases import parse_release
+
+CATALOG = catalog.load(use_cache=False)
+OBSERVED = REPO / "data" / "observed"
+RECORDINGS = observations.load_recordings(str(OBSERVED))
+RELEASES = [recording.release for recording in RECORDINGS]
+
+
+def test_the_issue_releases_are_recorded():
+    assert {"1.13.1", "2.1.2", "2.13.0"} <= set(RELEASES)
+
+
+@pytest.mark.parametrize("recording", RECORDINGS, ids=RELEASES)
+def test_every_entry_is_recorded_and_passes(recording):
+    assert set(recording.entries) == set(CATALOG.ids)
+    failing = {
+        entry_id: observed["status"]
+        for entry_id, observed in recording.entries.items()
+        if observed["status"] not in ("OK", "RETIRED", "NOT-APPLICABLE")
+    }
+    assert failing == {}
+
+
+@pytest.mark.parametrize("recording", RECORDINGS, ids=RELEASES)
+def test_recorded_messages_match_their_entry_and_a_wording_of_that_release(recording):
+    assert observations.consistency_problems(CATALOG, [recording]) == []
+
+
+def test_the_reference_release_raises_every_active_entry():
+    (reference,) = [r for r in RECORDINGS if r.release == "2.13.0"]
+    for entry in CATALOG:
+        if entry.is_pitfall or entry.retired:
+            continue
+        assert reference.message(entry), entry.id
+        assert reference.entries[entry.id]["status"] == "OK"
+
+
+def test_every_wording_cites_a_source():
+    assert observations.source_problems(CATALOG) == []
+
+
+def test_wordings_of_one_form_never_claim_the_same_release():
+    assert [p for entry in CATALOG for p in catalog.form_overlaps(entry)] == []
+
+
+def test_a_wording_claiming_a_release_that_printed_another_is_reported(tmp_path):
+    """Rule 3 at work: backward-twice's 1.13.1 recording against a catalog that says the
+    'saved-variables' wording (1.9 only) was still printed by 1.13.1."""
+    entries = tmp_path / "entries"
+    entries.mkdir()
+    for path in (REPO / "src" / "autograd_errors" / "entries").glob("*.toml"):
+        (entries / path.name).write_text(path.read_text())
+    record = entries / "backward-twice.toml"
+    record.write_text(
+        record.read_text().replace(
+            'since = "1.9.0"\nuntil = "1.9.1"', 'since = "1.9.0"\nuntil = "1.13.1"'
+        )
+    )
+    edited = catalog.load(str(entries), use_cache=False)
+    (old,) = [r for r in RECORDINGS if r.release == "1.13.1"]
+    problems = observations.consistency_problems(edited, [old])
+    assert problems == [
+        "torch 1.13.1: backward-twice wording 'saved-variables' claims 1.13.1, which printed "
+        f"'current' instead: RuntimeError: {old.message(edited['backward-twice'])}"
+    ]
+
+
+def test_a_recorded_release_outside_its_wordings_range_is_reported():
+    data = json.loads((OBSERVED / "torch-2.1.2.json").read_text())
+    data["torch"] = "2.13.0"  # pretend 2.13.0 printed 2.1.2's in-place hint
+    problems = observations.consistency_problems(CATALOG, [observations.Recording(data)])
+    assert any(
+        "inplace-modified wording 'anomaly-hint' claims torch 1.1.0 to 2.10.0, but 2.13.0 "
+        "printed it" in problem
+        for problem in problems
+    )
+
+
+def test_messages_are_recorded_without_build_specific_suffixes():
+    message = observations.clean_message(
+        "The .grad attribute ... for more information. (Triggered internally at "
+        "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)"
+    )
+    assert message == "The .grad attribute ... for more information."
+    assert observations.clean_message("Error detected in X. Traceback:\n  File ...") == (
+        "Error detected in X. Traceback:"
+    )
+
+
+def test_record_writes_this_release(cli, tmp_path):
+    import torch
+
+    result = cli("record", "--output", str(tmp_path), timeout=600)
+    assert result.returncode == 0, result.stderr.decode()
+    (written,) = tmp_path.iterdir()
+    assert written.name == f"torch-{observations.public_release(torch.__version__)}.json"
+    data = json.loads(written.read_text())
+    assert data["torch"] == torch.__version__
+    assert data["python"] == ".".join(map(str, sys.version_info[:3]))
+    assert set(data["entries"]) == set(CATALOG.ids)
+    committed = json.loads((OBSERVED / written.name).read_text())
+    assert {k: v["status"] for k, v in data["entries"].items()} == {
+        k: v["status"] for k, v in committed["entries"].items()
+    }
+
+
+def test_releases_sort_numerically():
+    assert sorted(RELEASES, key=parse_release) == RELEASES
