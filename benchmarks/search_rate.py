@@ -1,0 +1,176 @@
+"""How often the site puts the right entry first for a pasted message, in a real browser.
+
+Every wording of every entry is rendered with other values than its example (other shapes,
+CUDA tensor types, other node names), then pasted the ways real pastes differ: bare, with the
+exception prefix, inside traceback frames, wrapped at 80 columns. Each paste goes to the paste
+page (explain.html?q=), to the site search (search.html?q=), and, for comparison, to Sphinx's
+stock search, whose ranking function the site search page still carries.
+
+    python benchmarks/search_rate.py [SITE_DIR] [--limit N]
+
+SITE_DIR is a built site (default _build/html: run `make docs` first). Needs Debian's chromium
+and chromium-driver.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import random
+import textwrap
+import threading
+import urllib.parse
+from pathlib import Path
+
+from autograd_errors import catalog
+from autograd_errors.templates import Placeholder
+
+VALUES = {
+    "tensor_type": [
+        "torch.cuda.HalfTensor",
+        "torch.cuda.FloatTensor",
+        "torch.DoubleTensor",
+        "CPUBFloat16Type",
+        "torch.FloatTensor",
+    ],
+    "python_type": ["int", "NoneType", "list", "torch.cuda.FloatTensor", "numpy.ndarray"],
+    "node": [
+        "ReluBackward0",
+        "Relu",
+        "MulBackward0",
+        "AddmmBackward0",
+        "SigmoidBackward",
+        "CudnnConvolutionBackward0",
+        "UnbindBackward0",
+        "torch::autograd::CopySlices",
+    ],
+    "attribute": ["weight", "bias", "fc1", "running_mean", "encoder"],
+    "op": ["add", "mul", "matmul", "cat"],
+    "dtype": ["torch.int64", "torch.int32", "Long"],
+    "device": ["cuda:0", "cpu", "cuda:1"],
+    "location": ["/pytorch/aten/src/TH/generic/THTensorMath.cpp:956"],
+}
+FRAMES = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/user/project/train.py", line 87, in <module>\n'
+    "    loss.backward()\n"
+    '  File "/opt/conda/lib/python3.10/site-packages/torch/_tensor.py", line 522, in backward\n'
+    "    torch.autograd.backward(\n"
+)
+
+
+def value_for(placeholder: Placeholder, rng: random.Random) -> str:
+    kind = placeholder.kind.name
+    if kind == "shape":
+        return (
+            "["
+            + ", ".join(str(rng.choice([1, 3, 16, 64, 128, 512])) for _ in range(rng.randint(1, 4)))
+            + "]"
+        )
+    if kind in VALUES:
+        return rng.choice(VALUES[kind])
+    return str(rng.randint(0, 9))
+
+
+def pastes(entries: catalog.Catalog, rng: random.Random) -> list[tuple[str, str, str]]:
+    """(entry id, form of the paste, text) for every wording of every entry."""
+    found = []
+    for entry in entries:
+        for wording in entry.wordings:
+            values = {p.name: value_for(p, rng) for p in wording.template.placeholders}
+            message = f"{wording.exception}: {wording.template.render(values)}"
+            found += [
+                (entry.id, "bare", wording.template.render(values)),
+                (entry.id, "prefixed", message),
+                (entry.id, "traceback", FRAMES + message + "\n"),
+                (entry.id, "wrapped", textwrap.fill(message, 80)),
+            ]
+    return found
+
+
+def serve(site: Path) -> str:
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *args: None  # type: ignore[method-assign]
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{httpd.server_address[1]}/"
+
+
+def browser():  # noqa: ANN201 - a selenium driver
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+    ):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def first_result(driver, url: str) -> str | None:  # noqa: ANN001
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(url)
+    done = "#autograd-results > *:not(.autograd-working), p.search-summary:not(:empty)"
+    WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, done))
+    found = driver.find_elements(By.CSS_SELECTOR, "[data-search-result]")
+    return found[0].get_attribute("data-search-result") if found else None
+
+
+STOCK = """
+const [q, terms, excluded, highlight, objects] = Search._parseQuery(arguments[0]);
+const results = Search._performSearch(q, terms, excluded, highlight, objects);
+return results.length ? results[results.length - 1][0] : null;
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("site", nargs="?", default="_build/html")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N pastes")
+    args = parser.parse_args()
+    entries = catalog.load()
+    cases = pastes(entries, random.Random(13))
+    if args.limit:
+        cases = cases[: args.limit]
+    server = serve(Path(args.site))
+    driver = browser()
+    hits = {"paste page": 0, "site search": 0, "stock Sphinx search": 0}
+    misses: list[str] = []
+    try:
+        driver.get(server + "search.html")
+        for entry_id, form, text in cases:
+            query = urllib.parse.quote(text)
+            if first_result(driver, f"{server}explain.html?q={query}") == entry_id:
+                hits["paste page"] += 1
+            else:
+                misses.append(f"paste page  {entry_id} ({form})")
+            if first_result(driver, f"{server}search.html?q={query}") == entry_id:
+                hits["site search"] += 1
+            else:
+                misses.append(f"site search {entry_id} ({form})")
+            stock = driver.execute_script(STOCK, text)
+            if stock == entries[entry_id].path.removesuffix(".html"):
+                hits["stock Sphinx search"] += 1
+    finally:
+        driver.quit()
+    print(f"{len(cases)} pastes ({len(entries)} entries, every wording, 4 forms each)")
+    for page, count in hits.items():
+        print(f"{page:20} right entry first: {count:4} ({count / len(cases):6.1%})")
+    for miss in misses[:20]:
+        print("  missed:", miss)
+
+
+if __name__ == "__main__":
+    main()
