@@ -500,11 +500,15 @@ class IndexDirective(SphinxDirective):
             title = section_title(source, section)
             lines += [title, "-" * len(title), ""]
             for entry in entries:
+                page = f":doc:`{entry.id} </{entry.path.removesuffix('.html')}>`"
+                if entry.is_pitfall:
+                    lines += [f"- {page} {rst_code(entry.title)}", ""]
+                    continue
                 shown = f"{entry.current.exception}: {entry.current.message}"
-                lines += [
-                    f"- :doc:`{entry.id} </{entry.path.removesuffix('.html')}>` ``{shown}``",
-                    "",
-                ]
+                retired = (
+                    f" (retired after torch {entry.retired.last_release})" if entry.retired else ""
+                )
+                lines += [f"- {page} ``{shown}``{retired}", ""]
         container = nodes.section()
         nested_parse_with_titles(self.state, StringList(lines, source="autograd-index"), container)
         return container.children
