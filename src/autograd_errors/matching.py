@@ -144,6 +144,8 @@ def near_misses(text: str, catalog: Catalog, limit: int = 3) -> list[NearMiss]:
         return []
     found = []
     for entry in catalog:
+        if not entry.wordings:
+            continue  # a pitfall has no message to resemble
         best = max(_similarity(wording.template.tokens, words) for wording in entry.wordings)
         if best >= NEAR_MISS_SIMILARITY:
             found.append(NearMiss(entry, round(best, 2)))

@@ -130,13 +130,15 @@ KINDS: dict[str, Kind] = {
 
 
 class Placeholder:
-    __slots__ = ("ends_at_break", "kind", "name")
+    __slots__ = ("ends_at_break", "kind", "name", "spaced")
 
     def __init__(self, name: str, kind: Kind) -> None:
         self.name = name
         self.kind = kind
-        # Followed by whitespace (or nothing) in the template: the value is one word of the
-        # paste, ending where that word does: "output 0 of {node} is a view".
+        self.spaced = False  # followed by whitespace, or by nothing, in the template
+        # The value ends where the paste's word does. Only where it must: last in the template,
+        # or spaced from a word it could run into ("output 0 of {node} is a view"); elsewhere a
+        # value a terminal wrapped ("torch.cuda.Float\nTensor") is still read whole.
         self.ends_at_break = False
 
     def __repr__(self) -> str:
@@ -305,7 +307,7 @@ def _tokens(text: str) -> tuple[str | Placeholder, ...]:
         tokens.append("".join(literal))
     for token, following in zip(tokens, [*tokens[1:], None], strict=True):
         if isinstance(token, Placeholder):
-            token.ends_at_break = following is None or (
+            token.spaced = following is None or (
                 isinstance(following, str) and following[:1].isspace()
             )
     return tuple(tokens)
@@ -328,6 +330,10 @@ def _parts(tokens: tuple[str | Placeholder, ...], text: str) -> list[str | Place
     names = [p.name for p in parts if isinstance(p, Placeholder)]
     if len(names) != len(set(names)):
         raise TemplateError(f"a placeholder name is used twice in {text!r}")
+    for part, following in zip(parts, [*parts[1:], None], strict=True):
+        if isinstance(part, Placeholder) and not part.kind.delimited:
+            runs_into = isinstance(following, str) and following[0] in part.kind.charset
+            part.ends_at_break = following is None or (part.spaced and runs_into)
     return parts
 
 
