@@ -1,0 +1,158 @@
+"""
+functorch-setup-context
+=======================
+
+.. autograd-entry:: functorch-setup-context
+
+Why ``torch.func`` needs ``setup_context``
+------------------------------------------
+
+``torch.func.grad``, ``vmap``, ``jacrev`` and friends do not record the ordinary autograd graph
+of your code from the outside: they run each operation under their own interpreter, one per
+transform (a ``grad`` inside a ``vmap`` is two levels). A custom Function is opaque to them, so
+they call its pieces themselves: the ``forward`` to compute, a rule for ``vmap``, the
+``backward`` for ``grad``.
+
+For that, the ``forward`` must be a plain function of its inputs. The classic style,
+``forward(ctx, x)``, computes and saves for backward in one go; the transforms cannot run it
+without also doing autograd's bookkeeping at the wrong level. Since torch 2.0 a Function can
+split the two: ``forward(x)`` computes, and ``setup_context(ctx, inputs, output)`` saves. The
+transforms accept only that form; ordinary ``.backward()`` accepts both.
+"""
+
+import torch
+from torch.func import grad, jacrev, vmap
+
+# %%
+# The repro
+# ---------
+# A sine with a hand-written backward, in the classic style. It works with ``.backward()``:
+
+
+class Sin(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):  # broken
+        ctx.save_for_backward(x)  # broken
+        return x.sin()  # broken
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * x.cos()
+
+
+x = torch.randn(3, requires_grad=True)
+Sin.apply(x).sum().backward()
+torch.testing.assert_close(x.grad, x.detach().cos())
+
+# %%
+# but not under a ``torch.func`` transform:
+
+try:
+    grad(lambda t: Sin.apply(t).sum())(torch.randn(3))
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Fix: ``forward`` without ``ctx``, plus ``setup_context``
+# --------------------------------------------------------
+# ``setup_context`` receives the inputs as a tuple and the output, and saves what ``backward``
+# needs. ``generate_vmap_rule = True`` lets ``vmap`` run the Function over a batch by running
+# it on each sample; the backward is unchanged. ``grad`` and ``jacrev`` work as well:
+
+
+class FixedSin(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x):  # fixed
+        return x.sin()  # fixed
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):  # fixed
+        (x,) = inputs  # fixed
+        ctx.save_for_backward(x)  # fixed
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * x.cos()
+
+
+x = torch.randn(3)
+torch.testing.assert_close(grad(lambda t: FixedSin.apply(t).sum())(x), x.cos())
+batch = torch.randn(4, 3)
+torch.testing.assert_close(vmap(FixedSin.apply)(batch), batch.sin())
+torch.testing.assert_close(jacrev(FixedSin.apply)(x), torch.diag(x.cos()))
+print("grad:", grad(lambda t: FixedSin.apply(t).sum())(x))
+
+# %%
+# The new style still works with ordinary autograd, so one definition serves both:
+
+x = torch.randn(3, requires_grad=True)
+FixedSin.apply(x).sum().backward()
+torch.testing.assert_close(x.grad, x.detach().cos())
+
+# %%
+# The pitfalls
+# ------------
+# **``vmap`` needs a rule as well.** With ``setup_context`` but neither
+# ``generate_vmap_rule = True`` nor a ``vmap`` staticmethod, ``grad`` works and ``vmap`` stops at
+# the next message:
+
+
+def vmap_without_a_rule():
+    class NoRule(torch.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x.sin()
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            return grad_output * x.cos()
+
+    try:
+        vmap(NoRule.apply)(torch.randn(4, 3))
+    except RuntimeError as error:
+        print(f"RuntimeError: {error}")
+
+
+vmap_without_a_rule()
+
+# %%
+# **``setup_context`` only sees the inputs and the output.** An intermediate that the classic
+# ``forward`` saved directly must now be recomputed in ``setup_context`` or ``backward``, or
+# returned from ``forward`` as an extra output. Here ``tanh`` saves its output, which is all
+# its backward needs:
+
+
+class Tanh(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x):
+        return x.tanh()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return grad_output * (1 - y * y)
+
+
+x = torch.randn(3)
+torch.testing.assert_close(grad(lambda t: Tanh.apply(t).sum())(x), 1 - x.tanh() ** 2)
+
+# %%
+# Message across torch releases
+# -----------------------------
+#
+# .. autograd-entry-footer:: functorch-setup-context

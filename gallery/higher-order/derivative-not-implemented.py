@@ -1,0 +1,147 @@
+"""
+derivative-not-implemented
+==========================
+
+.. autograd-entry:: derivative-not-implemented
+
+Where backward formulas come from
+---------------------------------
+
+Every differentiable operation records a backward node, and that node knows one derivative
+formula per input. The formulas live in a table in the PyTorch source (``derivatives.yaml``),
+from which the node classes are generated. ``torch.special.gammainc(a, x)``, the regularized
+lower incomplete gamma function :math:`P(a, x)`, records an ``IgammaBackward0`` node with two
+entries: the derivative with respect to ``x`` (a simple closed form,
+:math:`x^{a-1} e^{-x} / \\Gamma(a)`), and the derivative with respect to the shape ``a``, for which
+the table holds a placeholder, ``not_implemented("igamma: input")``.
+
+The placeholder costs nothing until it is used: the forward pass runs and the node is recorded as
+usual. Only when ``backward()`` reaches the node *and* needs the gradient for that input does the
+placeholder raise.
+"""
+
+import torch
+
+a = torch.tensor([0.5, 1.5, 3.0], requires_grad=True)
+x = torch.tensor([0.3, 2.0, 5.0])
+p = torch.special.gammainc(a, x)
+print("P(a, x) =", p.detach(), " grad_fn:", type(p.grad_fn).__name__)
+
+# %%
+# The repro
+# ---------
+# Gradients for the shape parameter ``a``:
+
+a = torch.tensor([0.5, 1.5, 3.0], requires_grad=True)
+x = torch.tensor([0.3, 2.0, 5.0])
+p = torch.special.gammainc(a, x)  # broken
+try:
+    p.sum().backward()
+except NotImplementedError as error:
+    print(f"NotImplementedError: {error}")
+
+# %%
+# The message names the entry of the table, not the Python function: ``igamma`` is the ATen name
+# of ``gammainc``, and ``input`` its first argument. Other placeholders are named after an
+# operation alone. In-place ``acosh_``, for instance, lacks the formula its out-of-place twin has:
+# that formula, :math:`1 / \sqrt{y^2 - 1}`, needs the input, which the in-place version has
+# overwritten, and nobody wrote it in terms of the output.
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = x * 2
+y.acosh_()
+try:
+    y.sum().backward()
+except NotImplementedError as error:
+    print(f"NotImplementedError: {error}")
+
+# %%
+# ``torch.unique`` (``'_unique2'``), the double backward of ``torch.cdist`` before torch 2.14
+# (``'_cdist_backward'``) and the double backward of a cuDNN RNN (``'_cudnn_rnn_backward'``, with
+# advice appended) raise the same way. When the operation has no entry in the table at all, the
+# message is worded differently: see :doc:`/errors/higher-order/derivative-not-implemented-node`.
+#
+# Fix 1: stop the input from requiring grad
+# -----------------------------------------
+# Often ``a`` is a fixed hyperparameter that was created with ``requires_grad=True`` by mistake,
+# or derived from a parameter. Detached, it needs no gradient, and the formula for ``x`` is
+# there:
+
+a = torch.tensor([0.5, 1.5, 3.0])
+x = torch.tensor([0.3, 2.0, 5.0], requires_grad=True)
+p = torch.special.gammainc(a.detach(), x)  # fixed
+p.sum().backward()
+expected = x.detach() ** (a - 1) * torch.exp(-x.detach()) / torch.exp(torch.lgamma(a))
+torch.testing.assert_close(x.grad, expected)
+print("dP/dx =", x.grad)
+
+# %%
+# Fix 2: use the operation that has the formula
+# ---------------------------------------------
+# For ``acosh_``, the out-of-place ``torch.acosh`` has a formula. The derivative of
+# :math:`\operatorname{acosh}(2x)` is :math:`2 / \sqrt{4x^2 - 1}`:
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = torch.acosh(x * 2)  # fixed
+y.sum().backward()
+torch.testing.assert_close(x.grad, 2 / torch.sqrt(4 * x.detach() ** 2 - 1))
+print("x.grad =", x.grad)
+
+# %%
+# Fix 3: compute the value with operations autograd can differentiate
+# --------------------------------------------------------------------
+# When the gradient for ``a`` is really wanted, write the function with torch operations whose
+# formulas exist. :math:`P(a, x)` has a series that converges for every :math:`x > 0`:
+#
+# .. math:: P(a, x) = \sum_{k \ge 0} \exp\big((a + k) \log x - x - \log\Gamma(a + k + 1)\big)
+#
+# ``lgamma`` is differentiable (its derivative is ``digamma``), so autograd differentiates the
+# series with respect to ``a``. In double precision, sixty terms are plenty for these ``x``:
+
+
+def gammainc_series(a: torch.Tensor, x: torch.Tensor, terms: int = 60) -> torch.Tensor:
+    k = torch.arange(terms, dtype=a.dtype)
+    shape = a.unsqueeze(-1) + k
+    log_terms = shape * x.log().unsqueeze(-1) - x.unsqueeze(-1) - torch.lgamma(shape + 1)
+    return log_terms.exp().sum(-1)
+
+
+a = torch.tensor([0.5, 1.5, 3.0], dtype=torch.float64, requires_grad=True)
+x = torch.tensor([0.3, 2.0, 5.0], dtype=torch.float64)
+p = gammainc_series(a, x)  # fixed
+torch.testing.assert_close(p.detach(), torch.special.gammainc(a.detach(), x))
+p.sum().backward()
+
+# %%
+# The check is independent of autograd: central finite differences of torch's own ``gammainc``
+# in ``a``:
+
+step = 1e-6
+with torch.no_grad():
+    numeric = (torch.special.gammainc(a + step, x) - torch.special.gammainc(a - step, x)) / (
+        2 * step
+    )
+torch.testing.assert_close(a.grad, numeric)
+print("dP/da =", a.grad)
+
+# %%
+# A custom ``torch.autograd.Function`` whose ``backward`` returns that finite difference is the
+# other way out, when no differentiable formula is at hand; it is slower and only as accurate as
+# the step allows.
+#
+# The pitfall of detaching
+# ------------------------
+# Detaching silences the error by giving up the gradient. If ``a`` was meant to be learned, it
+# now silently gets none, and an optimizer skips it without a word:
+
+log_a = torch.zeros(3, requires_grad=True)  # a learned shape, a = exp(log_a)
+x = torch.tensor([0.3, 2.0, 5.0], requires_grad=True)
+torch.special.gammainc(log_a.exp().detach(), x).sum().backward()
+print("log_a.grad:", log_a.grad)
+assert log_a.grad is None
+
+# %%
+# Message across torch releases
+# -----------------------------
+#
+# .. autograd-entry-footer:: derivative-not-implemented

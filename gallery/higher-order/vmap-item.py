@@ -1,0 +1,164 @@
+"""
+vmap-item
+=========
+
+.. autograd-entry:: vmap-item
+
+How vmap runs your function
+---------------------------
+
+``torch.func.vmap(f)`` does not call ``f`` once per sample. It calls it once, with *batched*
+tensors: each stands for the whole batch, but hides the batch dimension, so that ``f`` sees the
+shape of one sample. Every operation inside ``f`` then runs on all samples at once, through a
+batching rule that knows where the hidden dimension is. The same machinery runs under
+``jacrev``, ``jacfwd``, ``hessian`` and the per-sample gradients of ``vmap(grad(f))``.
+
+A Python number has no room for a hidden dimension: ``.item()`` on a batched tensor would have to
+return one number per sample at once. vmap refuses rather than pick one.
+"""
+
+import torch
+from torch.func import functional_call, grad, vmap
+
+
+def per_sample(t):
+    print("inside vmap, t.shape =", tuple(t.shape))
+    return t.sum()
+
+
+print("result:", vmap(per_sample)(torch.ones(4, 3)))
+
+# %%
+# The repro
+# ---------
+
+batch = torch.randn(2, 3)
+try:
+    vmap(lambda t: t.sum().item())(batch)  # broken
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# In practice the ``.item()`` hides in a loss function that works fine on one sample. Per-sample
+# gradients, computed with ``vmap(grad(loss))``, run it on batched tensors; here ``label.item()``
+# picks the score of the true class:
+
+model = torch.nn.Linear(4, 3)
+params = {name: p.detach() for name, p in model.named_parameters()}
+inputs = torch.randn(5, 4)
+labels = torch.tensor([0, 2, 1, 1, 0])
+
+
+def loss_with_item(params, x, label):
+    log_probs = functional_call(model, params, (x,)).log_softmax(-1)
+    return -log_probs[label.item()]  # broken
+
+
+try:
+    vmap(grad(loss_with_item), in_dims=(None, 0, 0))(params, inputs, labels)
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# ``float(t)``, ``int(t)``, ``t.tolist()``, ``range(n.item())`` and ``torch.arange(t)`` call
+# ``.item()`` too. A Python ``if`` on a tensor needs a single truth value, and fails with a
+# sibling message about data-dependent control flow:
+
+
+def branch(t):
+    return t if t.sum() > 0 else -t
+
+
+def control_flow_case():
+    try:
+        vmap(branch)(batch)
+    except RuntimeError as error:
+        print(f"RuntimeError: {error}")
+
+
+control_flow_case()
+
+# %%
+# Fix 1: stay with tensors
+# ------------------------
+# Pick the true class's score with ``gather`` on a tensor index instead of a Python number. The
+# check computes each sample's gradient separately, with ``torch.autograd.grad``:
+
+
+def loss(params, x, label):
+    log_probs = functional_call(model, params, (x,)).log_softmax(-1)
+    return -log_probs.gather(-1, label.unsqueeze(-1)).squeeze(-1)  # fixed
+
+
+per_sample_grads = vmap(grad(loss), in_dims=(None, 0, 0))(params, inputs, labels)  # fixed
+for i in range(len(inputs)):
+    sample_loss = torch.nn.functional.cross_entropy(model(inputs[i : i + 1]), labels[i : i + 1])
+    weight_grad, bias_grad = torch.autograd.grad(sample_loss, [model.weight, model.bias])
+    torch.testing.assert_close(per_sample_grads["weight"][i], weight_grad)
+    torch.testing.assert_close(per_sample_grads["bias"][i], bias_grad)
+print("per-sample weight gradients:", tuple(per_sample_grads["weight"].shape))
+
+# %%
+# Fix 2: convert after vmap returns
+# ---------------------------------
+# Numbers for logging or for Python decisions belong outside: return tensors from the vmapped
+# function and convert the batched result, which is an ordinary tensor.
+
+per_sample_losses = vmap(loss, in_dims=(None, 0, 0))(params, inputs, labels)
+values = per_sample_losses.tolist()  # fixed: outside vmap
+expected = torch.nn.functional.cross_entropy(model(inputs), labels, reduction="none")
+torch.testing.assert_close(torch.tensor(values), expected.detach())
+print("per-sample losses:", [round(v, 4) for v in values])
+
+# %%
+# A value that is the same for every sample is not batched when passed with ``in_dims=None``, and
+# ``.item()`` on it is allowed. A temperature, say:
+
+temperature = torch.tensor(2.0)
+
+
+def tempered_loss(params, x, label, temperature):
+    logits = functional_call(model, params, (x,)) / temperature.item()  # fixed: unbatched
+    return -logits.log_softmax(-1).gather(-1, label.unsqueeze(-1)).squeeze(-1)
+
+
+grads = vmap(grad(tempered_loss), in_dims=(None, 0, 0, None))(params, inputs, labels, temperature)
+sample_loss = torch.nn.functional.cross_entropy(model(inputs[:1]) / 2.0, labels[:1])
+torch.testing.assert_close(grads["bias"][0], torch.autograd.grad(sample_loss, model.bias)[0])
+
+# %%
+# The pitfall of ``torch.where``
+# ------------------------------
+# A Python ``if`` must become ``torch.where`` under vmap, and ``torch.where`` computes both
+# branches for every sample. The gradient of the branch not taken is multiplied by zero, and zero
+# times an infinite or NaN gradient is NaN: ``sqrt`` of a negative number poisons the gradient
+# even where the other branch was chosen (more in :doc:`/errors/pitfalls/nan-gradient-silent`).
+
+
+def safe_sqrt_naive(t):
+    return torch.where(t > 0, t.sqrt(), torch.zeros_like(t))
+
+
+points = torch.tensor([[4.0], [-1.0]])
+naive = vmap(grad(lambda t: safe_sqrt_naive(t).sum()))(points)
+print("gradient with both branches computed:", naive.squeeze(1))
+assert torch.isnan(naive[1]).all()
+
+# %%
+# Make the unused branch harmless: feed it a value where it is finite. The gradient of
+# :math:`\sqrt{t}` is :math:`1 / (2\sqrt{t})` where :math:`t > 0`, and 0 elsewhere:
+
+
+def safe_sqrt(t):
+    positive = t > 0
+    return torch.where(positive, torch.where(positive, t, 1.0).sqrt(), 0.0)
+
+
+fixed = vmap(grad(lambda t: safe_sqrt(t).sum()))(points)
+torch.testing.assert_close(fixed, torch.tensor([[0.25], [0.0]]))
+
+# %%
+# Message across torch releases
+# -----------------------------
+#
+# .. autograd-entry-footer:: vmap-item

@@ -1,0 +1,206 @@
+"""
+grad-is-none
+============
+
+.. autograd-entry:: grad-is-none
+
+Which tensors get a ``.grad``
+-----------------------------
+
+``backward()`` walks the graph from the loss back to its leaves. It writes ``.grad`` in one
+place only: the ``AccumulateGrad`` node of a leaf that requires grad. A tensor gets a gradient
+if, and only if, it is such a leaf *and* the walk reaches its node. Everything else keeps
+``.grad = None``, and in most cases nothing tells you so: an optimizer skips parameters whose
+``.grad`` is None, and the model quietly stops learning them.
+
+Below, each reason in turn, then its fix.
+"""
+
+import warnings
+
+import torch
+
+# %%
+# 1. The tensor does not require grad
+# -----------------------------------
+# Only tensors created with ``requires_grad=True`` (and parameters) are tracked. A saliency map
+# needs the gradient with respect to the *input*; without ``requires_grad`` on it, the backward
+# pass stops at the weights and the input's ``.grad`` stays None, silently:
+
+weight = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+image = torch.tensor([0.5, 0.5, 0.5])
+(weight * image).sum().backward()
+print("image.grad =", image.grad, " weight.grad =", weight.grad)
+assert image.grad is None
+
+# %%
+# The same goes for a parameter frozen with ``requires_grad_(False)`` (fine-tuning only part of
+# a model): its ``.grad`` stays None, which is the point of freezing it.
+#
+# **Fix**: ask for the gradient before the forward pass:
+
+weight = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+image = torch.tensor([0.5, 0.5, 0.5]).requires_grad_()
+(weight * image).sum().backward()
+torch.testing.assert_close(image.grad, weight.detach())
+print("image.grad =", image.grad)
+
+# %%
+# 2. The tensor is not a leaf
+# ---------------------------
+# ``requires_grad=True`` makes a leaf; any operation on it makes a new tensor, a non-leaf.
+# A classic from-scratch initialisation scales the random weights *after* asking for gradients,
+# so ``w`` is the output of a multiplication, and its ``.grad`` is never filled. Reading it is the
+# one case that warns (:doc:`/errors/leaves/nonleaf-grad`):
+
+w = torch.randn(2, 3, requires_grad=True) * 0.01  # broken
+x = torch.ones(3)
+(w @ x).sum().backward()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    grad = w.grad
+print("w.is_leaf =", w.is_leaf, " w.grad =", grad)
+assert grad is None
+for warning in caught:
+    print(f"{warning.category.__name__}: {str(warning.message)[:80]}...")
+
+# %%
+# **Fix**: make the tensor you keep the leaf: scale first, then ``requires_grad_()``. The
+# gradient of ``sum(w @ x)`` with respect to ``w`` is ``x`` on every row:
+
+w = (torch.randn(2, 3) * 0.01).requires_grad_()  # fixed
+(w @ x).sum().backward()
+assert w.is_leaf
+torch.testing.assert_close(w.grad, x.expand(2, 3))
+print("w.grad =", w.grad)
+
+# %%
+# If you did want an intermediate's gradient, call ``retain_grad()`` on it before
+# ``backward()``, or get it with ``torch.autograd.grad``:
+
+leaf = torch.randn(2, 3, requires_grad=True)
+hidden = leaf * 0.01
+hidden.retain_grad()
+(hidden @ x).sum().backward()
+torch.testing.assert_close(hidden.grad, x.expand(2, 3))
+torch.testing.assert_close(leaf.grad, 0.01 * x.expand(2, 3))
+
+# %%
+# 3. The tensor was moved after ``requires_grad=True``
+# ----------------------------------------------------
+# ``torch.randn(3, requires_grad=True).cuda()`` (or ``.to(device)``, or ``.double()``) is an
+# operation like any other: it returns a *copy*, produced by ``ToCopyBackward0``, so a non-leaf.
+# The leaf is the original CPU tensor, which you no longer hold. ``.to(torch.float64)`` copies
+# the same way, so it stands in for ``.cuda()`` here:
+
+w = torch.randn(3, requires_grad=True).to(torch.float64)  # broken
+(w * 2).sum().backward()
+with warnings.catch_warnings(record=True):  # it warns as above
+    warnings.simplefilter("always")
+    grad = w.grad
+print("w.is_leaf =", w.is_leaf, " w.grad_fn =", type(w.grad_fn).__name__, " w.grad =", grad)
+assert grad is None
+
+# %%
+# The gradient was computed: it went through ``ToCopyBackward0`` into the original leaf, which
+# only the graph still references:
+
+original = w.grad_fn.next_functions[0][0].variable
+print("the original leaf:", original.dtype, " its grad:", original.grad)
+torch.testing.assert_close(original.grad, torch.full((3,), 2.0))
+
+# %%
+# This bug hides on a CPU-only machine: when the tensor is already where ``.to()`` sends it,
+# ``.to()`` returns the tensor itself, still a leaf. The same code breaks only on the GPU:
+
+leaf = torch.randn(3, requires_grad=True)
+assert leaf.to("cpu") is leaf
+assert leaf.to(torch.float32).is_leaf
+
+# %%
+# **Fix**: create the tensor where it will live, with ``requires_grad`` in the same call, or
+# call ``requires_grad_()`` after the move:
+
+device, dtype = "cpu", torch.float64
+w = torch.randn(3, device=device, dtype=dtype, requires_grad=True)  # fixed
+v = torch.randn(3).to(device=device, dtype=dtype).requires_grad_()  # fixed
+(w * 2 + v * 3).sum().backward()
+torch.testing.assert_close(w.grad, torch.full((3,), 2.0, dtype=dtype))
+torch.testing.assert_close(v.grad, torch.full((3,), 3.0, dtype=dtype))
+print("w.grad =", w.grad, " v.grad =", v.grad)
+
+# %%
+# Modules do not have this problem: ``model.to(...)`` gives each parameter new data but keeps
+# the parameter object, so the parameters stay the same leaves (and an optimizer built before
+# the move still holds them):
+
+model = torch.nn.Linear(3, 1)
+weight_before = model.weight
+model.to(torch.float64)
+assert model.weight is weight_before
+assert model.weight.is_leaf
+inputs = torch.randn(4, 3, dtype=torch.float64)
+model(inputs).sum().backward()
+torch.testing.assert_close(model.weight.grad, inputs.sum(0, keepdim=True))
+
+# %%
+# 4. The loss does not depend on the tensor
+# -----------------------------------------
+# A parameter the forward pass never used, or used only through ``detach()`` or under
+# ``torch.no_grad()``, is not in the graph: the walk never reaches it. Here a model has two
+# heads, and the loss uses only one of them; a third tensor enters the loss through ``detach()``:
+
+trunk = torch.nn.Linear(3, 4)
+head_a, head_b = torch.nn.Linear(4, 1), torch.nn.Linear(4, 1)
+scale = torch.tensor(2.0, requires_grad=True)
+features = trunk(torch.randn(5, 3))
+loss = head_a(features).sum() * scale.detach()
+loss.backward()
+print("head_b.weight.grad =", head_b.weight.grad, " scale.grad =", scale.grad)
+assert head_b.weight.grad is None
+assert scale.grad is None
+assert head_a.weight.grad is not None
+assert trunk.weight.grad is not None
+
+# %%
+# **Fix**: find such parameters after the first backward, then decide: connect them, freeze
+# them, or leave them out of the optimizer. (``DistributedDataParallel`` needs
+# ``find_unused_parameters=True`` for the same reason.)
+
+modules = {"trunk": trunk, "head_a": head_a, "head_b": head_b}
+unused = [
+    f"{module_name}.{name}"
+    for module_name, module in modules.items()
+    for name, parameter in module.named_parameters()
+    if parameter.requires_grad and parameter.grad is None
+]
+print("parameters without a gradient:", unused)
+assert unused == ["head_b.weight", "head_b.bias"]
+
+# %%
+# To get zeros instead of None for an input that may be unused, ask ``torch.autograd.grad``
+# with ``allow_unused=True`` and ``materialize_grads=True``:
+
+features = trunk(torch.randn(5, 3))
+loss = head_a(features).sum()
+grad_a, grad_b = torch.autograd.grad(
+    loss, [head_a.weight, head_b.weight], allow_unused=True, materialize_grads=True
+)
+torch.testing.assert_close(grad_b, torch.zeros_like(head_b.weight))
+torch.testing.assert_close(grad_a, features.detach().sum(0, keepdim=True))
+
+# %%
+# 5. ``zero_grad()`` ran after ``backward()``
+# -------------------------------------------
+# Since torch 2.0, ``optimizer.zero_grad()`` and ``model.zero_grad()`` set ``.grad`` to None.
+# Reading gradients after it (to log or clip them) finds None; read them between
+# ``backward()`` and ``zero_grad()``. See :doc:`/errors/pitfalls/grad-accumulates`.
+
+optimizer = torch.optim.SGD(head_a.parameters(), lr=0.1)
+head_a(torch.randn(2, 4)).sum().backward()
+assert head_a.weight.grad is not None
+optimizer.zero_grad()
+assert head_a.weight.grad is None
+
+# %%
+# .. autograd-entry-footer:: grad-is-none
