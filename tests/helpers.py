@@ -23,8 +23,16 @@ MESSAGES_2_13 = load_data("torch-2.13.0-messages.json")["entries"]
 
 #: What a copy of the project for a site build leaves out.
 IGNORED = shutil.ignore_patterns(
-    ".git", ".venv", "_build", "errors", "__pycache__", ".pytest_cache", ".hypothesis",
-    ".ruff_cache", "*.egg-info", ".matrix",
+    ".git",
+    ".venv",
+    "_build",
+    "errors",
+    "__pycache__",
+    ".pytest_cache",
+    ".hypothesis",
+    ".ruff_cache",
+    "*.egg-info",
+    ".matrix",
 )
 
 

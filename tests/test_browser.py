@@ -47,9 +47,17 @@ def browser(tmp_path_factory):
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+    ):
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium')}")
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
@@ -111,15 +119,18 @@ def test_real_tracebacks_on_both_pages(browser, server, paste):
 
 
 def test_fields_and_explanation_are_shown(browser, server):
-    paste = ("RuntimeError: one of the variables needed for gradient computation has been "
-             "modified by an inplace operation: [torch.cuda.HalfTensor [64, 128]], which is "
-             "output 0 of ReluBackward0, is at version 2; expected version 1 instead.")
+    paste = (
+        "RuntimeError: one of the variables needed for gradient computation has been "
+        "modified by an inplace operation: [torch.cuda.HalfTensor [64, 128]], which is "
+        "output 0 of ReluBackward0, is at version 2; expected version 1 instead."
+    )
     (first, *_) = results(browser, explain_url(server, paste))
     text = first.text
     assert "A tensor saved for backward was modified in place" in text
     assert "shape\n[64, 128]" in text
     assert "The [64, 128] tensor (torch.cuda.HalfTensor), output 0 of ReluBackward0" in text
-    assert "Why." in text and "Fix." in text
+    assert "Why." in text
+    assert "Fix." in text
 
 
 def test_no_match_says_so_and_offers_the_site_search(browser, server):
@@ -137,7 +148,7 @@ def test_no_match_says_so_and_offers_the_site_search(browser, server):
     [
         '<img src=x onerror="window.pwned=1">',
         "<script>window.pwned=1</script>",
-        'RuntimeError: a leaf Variable that requires grad is being used in an in-place '
+        "RuntimeError: a leaf Variable that requires grad is being used in an in-place "
         'operation.<img src=x onerror="window.pwned=1">',
         '"><svg onload="window.pwned=1">',
     ],
@@ -147,10 +158,13 @@ def test_pasted_markup_stays_inert(browser, server, payload, page):
     url = (explain_url if page == "explain" else search_url)(server, payload)
     results(browser, url, "body")
     assert browser.execute_script("return window.pwned === undefined")
-    assert browser.execute_script(
-        "return document.querySelectorAll('#autograd-results img, #autograd-results svg,"
-        " #search-results img, #search-results svg, #autograd-results script').length"
-    ) == 0
+    assert (
+        browser.execute_script(
+            "return document.querySelectorAll('#autograd-results img, #autograd-results svg,"
+            " #search-results img, #search-results svg, #autograd-results script').length"
+        )
+        == 0
+    )
 
 
 def test_home_page_box_leads_to_the_explanation(browser, server):
@@ -169,14 +183,16 @@ def test_home_page_box_leads_to_the_explanation(browser, server):
     assert found[0].get_attribute("data-search-result") == "data-not-tensor"
 
 
-@pytest.mark.parametrize(("query", "page"), [("retain_graph", "backward-twice"),
-                                             ("detach", "no-grad-fn")])
+@pytest.mark.parametrize(
+    ("query", "page"), [("retain_graph", "backward-twice"), ("detach", "no-grad-fn")]
+)
 def test_word_searches_still_work(browser, server, query, page):
     from selenium.webdriver.common.by import By
 
     results(browser, search_url(server, query), "ul.search li")
-    links = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR,
-                                                                     "ul.search li a")]
+    links = [
+        a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "ul.search li a")
+    ]
     assert any(link.endswith(f"/{page}.html") for link in links[:5]), links[:5]
 
 
@@ -185,11 +201,13 @@ def test_download_links_resolve(browser, server, entry_id):
     from selenium.webdriver.common.by import By
 
     browser.get(server + CATALOG[entry_id].path)
-    downloads = [a.get_attribute("href") for a in browser.find_elements(
-        By.CSS_SELECTOR, "a.reference.download")]
+    downloads = [
+        a.get_attribute("href")
+        for a in browser.find_elements(By.CSS_SELECTOR, "a.reference.download")
+    ]
     assert {Path(urllib.parse.urlparse(h).path).suffix for h in downloads} >= {".py", ".ipynb"}
     for href in downloads:
-        with urllib.request.urlopen(href) as response:  # noqa: S310 - our own local server
+        with urllib.request.urlopen(href) as response:
             assert response.status == 200
             assert response.read(), href
 
@@ -198,9 +216,12 @@ def test_the_gallery_zips_resolve(browser, server):
     from selenium.webdriver.common.by import By
 
     browser.get(server + "errors/index.html")
-    zips = [a.get_attribute("href") for a in browser.find_elements(
-        By.CSS_SELECTOR, "a.reference.download") if a.get_attribute("href").endswith(".zip")]
+    zips = [
+        a.get_attribute("href")
+        for a in browser.find_elements(By.CSS_SELECTOR, "a.reference.download")
+        if a.get_attribute("href").endswith(".zip")
+    ]
     assert len(zips) == 2
     for href in zips:
-        with urllib.request.urlopen(href) as response:  # noqa: S310
+        with urllib.request.urlopen(href) as response:
             assert response.read(4) == b"PK\x03\x04"

@@ -61,7 +61,7 @@ def test_every_wording_cites_a_source(packaged_catalog):
 
 def test_every_entry_has_a_current_wording_of_its_own_type(packaged_catalog):
     for entry in packaged_catalog:
-        if entry.retired is None:
+        if entry.retired is None and not entry.is_pitfall:
             assert entry.current.releases.current
             assert entry.current.exception == entry.exception
 

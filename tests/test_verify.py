@@ -26,10 +26,14 @@ def check_report(cli) -> dict:
     return report
 
 
+def expected_status(entry_id: str) -> str:
+    return "RETIRED" if CATALOG[entry_id].retired else "OK"
+
+
 @pytest.mark.parametrize("entry_id", CATALOG.ids)
 def test_entry_verified_on_installed_torch(check_report, entry_id):
     (result,) = [r for r in check_report["results"] if r["id"] == entry_id]
-    assert result["status"] == "OK", f"{result['status']}: {result['detail']}"
+    assert result["status"] == expected_status(entry_id), f"{result['status']}: {result['detail']}"
 
 
 def test_check_reports_torch_and_exits_0_when_all_ok(check_report):
@@ -237,7 +241,7 @@ def test_check_runs_from_an_installed_package(installed_package, cli_env):
     result = run_installed(installed_package, cli_env, "check", "--json")
     assert result.returncode == 0, result.stdout.decode()
     statuses = {r["id"]: r["status"] for r in json.loads(result.stdout)["results"]}
-    assert statuses == dict.fromkeys(CATALOG.ids, "OK")
+    assert statuses == {entry_id: expected_status(entry_id) for entry_id in CATALOG.ids}
 
 
 def test_check_fails_when_torch_words_a_message_differently(installed_package, cli_env, tmp_path):
@@ -251,3 +255,30 @@ def test_check_fails_when_torch_words_a_message_differently(installed_package, c
     report = result.stdout.decode()
     assert "DRIFT       data-not-tensor" in report
     assert "diff: Variable data [-must-] {+has to+} be a tensor, but got" in report
+
+
+def test_a_torch_api_missing_from_an_old_release_is_not_applicable(tmp_path):
+    result = run_as(
+        "leaf-inplace",
+        tmp_path,
+        """
+        raise AttributeError("module 'torch' has no attribute 'func'")
+        """,
+    )
+    assert result.status == "NOT-APPLICABLE"
+    assert "module 'torch' has no attribute 'func'" in result.detail
+
+
+def test_a_retired_message_still_raised_by_an_old_release_is_ok(tmp_path):
+    script = tmp_path / "no-grad-accumulator.py"
+    script.write_text('raise RuntimeError("No grad accumulator for a saved leaf")\n')
+    entry = CATALOG["no-grad-accumulator"]
+    observation = verify.run_script(str(script))
+    assert verify.judge(entry, observation, CATALOG, "1.13.1").status == "OK"
+    assert verify.judge(entry, observation, CATALOG, "2.13.0").status == "DRIFT"
+
+
+def test_a_retired_entry_whose_script_runs_is_retired(tmp_path):
+    result = run_as("no-grad-accumulator", tmp_path, "print('runs now')\n")
+    assert result.status == "RETIRED"
+    assert "last raised by torch 2.0.1" in result.detail

@@ -320,6 +320,9 @@ def _build(records: dict[str, dict[str, Any]]) -> Catalog:
     entries = [_entry(stem, record) for stem, record in records.items()]
     known = {entry.id for entry in entries}
     for entry in entries:
+        overlapping = form_overlaps(entry)
+        if overlapping:
+            raise CatalogError(overlapping[0])
         for other in entry.related:
             if other not in known:
                 raise CatalogError(f"{entry.id}.toml: related: no entry {other!r}")

@@ -108,6 +108,13 @@ class Skeleton:
             after_newline = False
         return cls("".join(pieces), breaks, newline)
 
+    def starts_word(self, pos: int) -> bool:
+        """Whether a word could start at ``pos``: not in the middle of a run of word characters."""
+        if pos == 0 or not (_is_word(self.text[pos]) and _is_word(self.text[pos - 1])):
+            return True
+        i = bisect_left(self.breaks, pos)
+        return i < len(self.breaks) and self.breaks[i] == pos
+
     def next_break(self, pos: int) -> int:
         """The first offset at or after ``pos`` where a word ends."""
         i = bisect_left(self.breaks, pos)
@@ -132,6 +139,10 @@ class Skeleton:
             return True
         i = bisect_left(self.breaks, end)
         return i < len(self.breaks) and self.breaks[i] == end and self.newline[i]
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def skeleton(text: str) -> Skeleton:

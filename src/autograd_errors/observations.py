@@ -147,9 +147,7 @@ def consistency_problems(catalog: Catalog, recordings: list[Recording]) -> list[
     return problems
 
 
-def _event_problems(
-    catalog: Catalog, where: str, release: str, event: dict[str, Any]
-) -> list[str]:
+def _event_problems(catalog: Catalog, where: str, release: str, event: dict[str, Any]) -> list[str]:
     text = f"{event['exception']}: {event['message']}"
     matches = find_matches(text, catalog)
     recorded_as = event["entry"]

@@ -171,11 +171,23 @@ def _fail_on_bad_verdicts(app: Sphinx) -> None:
 
 
 def rst_code(text: str) -> str:
-    """The catalog's prose uses Markdown's `code`; reStructuredText wants ``code``."""
+    """The catalog's prose as reStructuredText: its Markdown `code` becomes ``code``, and what
+    reStructuredText would read as markup elsewhere (``*``, ``|``, a word ending in ``_``) is
+    escaped."""
     parts = text.split("`")
-    if len(parts) % 2 == 0:  # an unmatched backtick: leave the text alone
-        return text
-    return "".join(part if i % 2 == 0 else f"``{part}``" for i, part in enumerate(parts))
+    if len(parts) % 2 == 0:  # an unmatched backtick: all of it is text
+        return _escape_markup(text).replace("`", "\\`")
+    return "".join(
+        _escape_markup(part) if i % 2 == 0 else f"``{part}``" for i, part in enumerate(parts)
+    )
+
+
+def _escape_markup(text: str) -> str:
+    text = text.replace("\\", "\\\\").replace("*", "\\*").replace("|", "\\|")
+    return "".join(
+        "\\_" if char == "_" and (i + 1 == len(text) or not text[i + 1].isalnum()) else char
+        for i, char in enumerate(text)
+    )
 
 
 def _indent(text: str, spaces: int) -> list[str]:

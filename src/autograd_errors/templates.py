@@ -111,7 +111,7 @@ KINDS: dict[str, Kind] = {
     kind.name: kind
     for kind in (
         Kind("tensor_type", _WORD + ".", 80, "dotted"),
-        Kind("python_type", _WORD + ".", 80, "dotted"),
+        Kind("python_type", _WORD + ".<>", 120, "dotted"),
         Kind("dtype", _WORD + ".", 60, "dotted"),
         Kind("op", _WORD + ".", 100, "dotted"),
         Kind("shape", _DIGITS + ",", 200, "shape", delimited=True),
@@ -218,12 +218,15 @@ class Template:
 
     def _match_at(self, skeleton: Skeleton, anchor_start: int) -> TemplateMatch | None:
         text = skeleton.text
+        if self._anchor_at == 0 and not skeleton.starts_word(anchor_start):
+            return None  # "Function" inside "LinearFunctionBackward" starts no message
         fields: dict[str, str] = {}
         start = anchor_start
         if self._anchor_at == 1:
             leading: Placeholder = self.parts[0]  # type: ignore[assignment]
+            # The value is the word before the anchor: it starts at that word's break.
             start = leading.kind.match_backwards(
-                text, anchor_start, skeleton.previous_break(anchor_start)
+                text, anchor_start, skeleton.previous_break(anchor_start - 1)
             )
             if start == anchor_start:
                 return None

@@ -67,6 +67,11 @@
     return low;
   }
 
+  // Python's str.isalnum() or "_", for the characters that matter here.
+  function isWord(char) {
+    return /[\p{L}\p{N}_]/u.test(char);
+  }
+
   class Skeleton {
     constructor(cleaned) {
       const words = cleaned.split("\n").join(` ${NEWLINE_MARK} `).split(/\s+/);
@@ -84,6 +89,12 @@
         afterNewline = false;
       }
       this.text = pieces.join("");
+    }
+
+    startsWord(pos) {
+      if (pos === 0 || !(isWord(this.text[pos]) && isWord(this.text[pos - 1]))) return true;
+      const i = bisectLeft(this.breaks, pos);
+      return i < this.breaks.length && this.breaks[i] === pos;
     }
 
     nextBreak(pos) {
@@ -197,12 +208,13 @@
 
     matchAt(skeleton, anchorStart) {
       const text = skeleton.text;
+      if (this.anchorAt === 0 && !skeleton.startsWord(anchorStart)) return null;
       const fields = {};
       let start = anchorStart;
       if (this.anchorAt === 1) {
         const leading = this.parts[0];
         start = kindMatchBackwards(leading.kind, text, anchorStart,
-          skeleton.previousBreak(anchorStart));
+          skeleton.previousBreak(anchorStart - 1));
         if (start === anchorStart) return null;
         fields[leading.name] = CANONICAL[leading.kind.canonical](text.slice(start, anchorStart));
       }
