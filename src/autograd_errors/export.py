@@ -1,7 +1,7 @@
 """The catalog as the browser's matcher reads it (``_static/autograd-catalog.json``).
 
-Templates are exported already parsed, so the JavaScript matcher
-(``static/autograd-matcher.js``) needs no template parser of its own; the matching settings are
+Templates are exported already parsed (as tokens: literal text and placeholders), so the
+JavaScript matcher (``static/autograd-matcher.js``) needs no template parser of its own; the matching settings are
 exported from the Python constants, so both matchers run on the same numbers. Only what the
 paste page shows is included: it is downloaded by every visitor of that page.
 """
@@ -56,7 +56,6 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
                         "variant": w.variant,
                         "exception": w.exception,
                         "releases": w.releases.describe(),
-                        "parts": [_part(p) for p in w.template.parts],
                         "tokens": [_part(t) for t in w.template.tokens],
                     }
                     for w in entry.wordings

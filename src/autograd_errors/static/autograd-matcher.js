@@ -172,9 +172,20 @@
     constructor(wording, settings) {
       this.settings = settings;
       this.tokens = wording.tokens;
-      this.parts = wording.parts.map((part) =>
-        typeof part === "string" ? part
-          : { name: part.name, kind: settings.kinds[part.kind], endsAtBreak: part.ends_at_break });
+      // As templates.py's _parts: literals lose their whitespace, neighbours merge.
+      this.parts = [];
+      for (const token of wording.tokens) {
+        if (typeof token !== "string") {
+          this.parts.push({ name: token.name, kind: settings.kinds[token.kind],
+            endsAtBreak: token.ends_at_break });
+          continue;
+        }
+        const literal = token.split(/\s+/).join("");
+        if (!literal) continue;
+        const last = this.parts.length - 1;
+        if (last >= 0 && typeof this.parts[last] === "string") this.parts[last] += literal;
+        else this.parts.push(literal);
+      }
       this.literalChars = this.parts
         .filter((part) => typeof part === "string")
         .reduce((sum, part) => sum + part.length, 0);
