@@ -42,6 +42,8 @@ class Wording:
     """One way torch has worded an entry's message, and the releases that print it."""
 
     __slots__ = (
+        "_template",
+        "anchor",
         "example",
         "exception",
         "form",
@@ -49,7 +51,6 @@ class Wording:
         "note",
         "releases",
         "source",
-        "template",
         "variant",
     )
 
@@ -63,6 +64,7 @@ class Wording:
         note: str = "",
         example: str = "",
         form: str = "main",
+        anchor: str | None = None,
     ) -> None:
         self.variant = variant
         self.message = message
@@ -75,7 +77,16 @@ class Wording:
         # path; an entry whose error torch words differently in different situations (a
         # leaf, anomaly mode on) has a form for each.
         self.form = form
-        self.template = Template(message)
+        # Parsing every template would cost explain most of its start-up; a wording whose
+        # anchor (the text a match must start with) is known is parsed when it is first needed.
+        self._template = None if anchor is not None else Template(message)
+        self.anchor = anchor if anchor is not None else self._template.anchor
+
+    @property
+    def template(self) -> Template:
+        if self._template is None:
+            self._template = Template(self.message)
+        return self._template
 
     def __repr__(self) -> str:
         return f"Wording({self.variant!r}, {self.message!r})"
@@ -205,13 +216,14 @@ def load(directory: str | None = None, *, use_cache: bool = True) -> Catalog:
             with open(os.path.join(directory, name), "rb") as handle:
                 blobs.append((name[: -len(".toml")], handle.read()))
     cache = _cache_file(_checksum(blobs)) if use_cache else None
-    records = _read_cache(cache) if cache else None
-    if records is not None:
-        return _build(records)
+    cached = _read_cache(cache) if cache else None
+    if cached is not None:
+        return _build(cached["records"], cached["anchors"])
     records = {stem: _parse_toml(stem, blob) for stem, blob in blobs}
     catalog = _build(records)  # only records that pass every check are cached
     if cache:
-        _write_cache(cache, records)
+        anchors = {entry.id: [w.anchor for w in entry.wordings] for entry in catalog}
+        _write_cache(cache, {"records": records, "anchors": anchors})
     return catalog
 
 
@@ -234,16 +246,18 @@ def _cache_file(checksum: str) -> str | None:
     return os.path.join(root, f"catalog-{checksum}.marshal")
 
 
-def _read_cache(cache: str) -> dict[str, dict[str, Any]] | None:
+def _read_cache(cache: str) -> dict[str, Any] | None:
     try:
         with open(cache, "rb") as handle:
             data = marshal.load(handle)
     except (OSError, ValueError, EOFError, TypeError):
         return None
-    return data if isinstance(data, dict) else None
+    if not isinstance(data, dict) or set(data) != {"records", "anchors"}:
+        return None
+    return data
 
 
-def _write_cache(cache: str, records: dict[str, dict[str, Any]]) -> None:
+def _write_cache(cache: str, records: dict[str, Any]) -> None:
     temporary = f"{cache}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(cache), exist_ok=True)
@@ -316,8 +330,11 @@ def form_overlaps(entry: Entry) -> list[str]:
     return problems
 
 
-def _build(records: dict[str, dict[str, Any]]) -> Catalog:
-    entries = [_entry(stem, record) for stem, record in records.items()]
+def _build(
+    records: dict[str, dict[str, Any]], anchors: dict[str, list[str]] | None = None
+) -> Catalog:
+    """Entries from parsed records; ``anchors``, from a cache, spare parsing their templates."""
+    entries = [_entry(stem, record, (anchors or {}).get(stem)) for stem, record in records.items()]
     known = {entry.id for entry in entries}
     for entry in entries:
         overlapping = form_overlaps(entry)
@@ -343,7 +360,7 @@ def _checked(where: str, table: dict[str, Any], keys: dict[str, type], required:
         raise CatalogError(f"{where}: missing {', '.join(sorted(missing))}")
 
 
-def _entry(stem: str, record: dict[str, Any]) -> Entry:
+def _entry(stem: str, record: dict[str, Any], anchors: list[str] | None = None) -> Entry:
     where = f"{stem}.toml"
     if not stem or not set(stem) <= _ID_CHARS or "--" in stem or stem[0] == "-" or stem[-1] == "-":
         raise CatalogError(f"{where}: an entry id is lower-case words joined by hyphens")
@@ -363,7 +380,7 @@ def _entry(stem: str, record: dict[str, Any]) -> Entry:
     ):
         raise CatalogError(f"{where}: exception {exception!r} is not an exception class name")
     wordings = tuple(
-        _wording(f"{where}: wording {n + 1}", exception, table)
+        _wording(f"{where}: wording {n + 1}", exception, table, anchors[n] if anchors else None)
         for n, table in enumerate(record["wording"])
     )
     if not wordings:
@@ -418,7 +435,9 @@ def _entry_from(
     )
 
 
-def _wording(where: str, exception: str, table: dict[str, Any]) -> Wording:
+def _wording(
+    where: str, exception: str, table: dict[str, Any], anchor: str | None = None
+) -> Wording:
     _checked(where, table, _WORDING_KEYS, {"variant", "message", "source"})
     try:
         releases = ReleaseRange(table.get("since"), table.get("until"))
@@ -434,6 +453,7 @@ def _wording(where: str, exception: str, table: dict[str, Any]) -> Wording:
             note=table.get("note", ""),
             example=table.get("example", ""),
             form=table.get("form", "main"),
+            anchor=anchor,
         )
     except TemplateError as error:
         raise CatalogError(f"{where}: {error}") from None

@@ -1,9 +1,9 @@
 """The catalog as the browser's matcher reads it (``_static/autograd-catalog.json``).
 
 Templates are exported already parsed (as tokens: literal text and placeholders), so the
-JavaScript matcher (``static/autograd-matcher.js``) needs no template parser of its own; the matching settings are
-exported from the Python constants, so both matchers run on the same numbers. Only what the
-paste page shows is included: it is downloaded by every visitor of that page.
+JavaScript matcher (``static/autograd-matcher.js``) needs no template parser of its own; the
+matching settings are exported from the Python constants, so both matchers run on the same
+numbers. Only what the paste page shows is included: every visitor of that page downloads it.
 """
 
 from __future__ import annotations

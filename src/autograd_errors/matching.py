@@ -109,6 +109,7 @@ def find_matches(text: str, catalog: Catalog) -> list[Match]:
         (found, entry, wording)
         for entry in catalog
         for wording in entry.wordings
+        if wording.anchor in sk.text
         for found in wording.template.find(sk)
     ]
     # Where wordings overlap, the one explaining more of the text wins: "a view of a leaf

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+_PARSED: dict[str, tuple[int, int, int]] = {}
+
 
 def parse_release(text: str) -> tuple[int, int, int]:
     """``"2.1.2"`` -> ``(2, 1, 2)``. A local or pre-release tag (``2.13.0+cpu``) is ignored."""
+    parsed = _PARSED.get(text)
+    if parsed is None:
+        parsed = _PARSED[text] = _parse(text)
+    return parsed
+
+
+def _parse(text: str) -> tuple[int, int, int]:
     numbers: list[int] = []
     for piece in text.strip().split(".")[:3]:
         digits = piece[: len(piece) - len(piece.lstrip("0123456789"))]

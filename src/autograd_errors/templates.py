@@ -278,17 +278,20 @@ def _tokens(text: str) -> tuple[str | Placeholder, ...]:
     literal: list[str] = []
     pos = 0
     while pos < len(text):
-        char = text[pos]
+        # Jump from brace to brace: templates are parsed at every start of ``explain``.
+        braces = [i for i in (text.find("{", pos), text.find("}", pos)) if i != -1]
+        if not braces:
+            literal.append(text[pos:])
+            break
+        brace = min(braces)
+        literal.append(text[pos:brace])
+        pos = brace
         if text.startswith(("{{", "}}"), pos):
-            literal.append(char)
+            literal.append(text[pos])
             pos += 2
             continue
-        if char == "}":
+        if text[pos] == "}":
             raise TemplateError(f"unbalanced '}}' at {pos} in {text!r}")
-        if char != "{":
-            literal.append(char)
-            pos += 1
-            continue
         close = text.find("}", pos)
         if close == -1:
             raise TemplateError(f"unbalanced '{{' at {pos} in {text!r}")
@@ -301,12 +304,12 @@ def _tokens(text: str) -> tuple[str | Placeholder, ...]:
                 f"unknown placeholder kind {kind_name!r} in {text!r} "
                 f"(kinds: {', '.join(sorted(KINDS))})"
             )
-        if literal:
+        if "".join(literal):
             tokens.append("".join(literal))
-            literal = []
+        literal = []
         tokens.append(Placeholder(name, KINDS[kind_name]))
         pos = close + 1
-    if literal:
+    if "".join(literal):
         tokens.append("".join(literal))
     for token, following in zip(tokens, [*tokens[1:], None], strict=True):
         if isinstance(token, Placeholder):
