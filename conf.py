@@ -62,7 +62,7 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": [],
 }
-html_sidebars = {"index": []}
+html_sidebars = {"index": [], "matrix": []}
 html_show_sourcelink = False
 
 # myst-parser still uses Sphinx APIs that Sphinx deprecates; that is theirs to change.

@@ -78,6 +78,8 @@ def results(browser, url: str, selector: str = "[data-search-result]") -> list:
     done = "#autograd-results > *:not(.autograd-working), p.search-summary:not(:empty)"
 
     def finished(driver):
+        if not driver.find_elements(By.CSS_SELECTOR, "#autograd-results, #search-results"):
+            return driver.execute_script("return document.readyState") == "complete"
         return driver.find_elements(By.CSS_SELECTOR, done)
 
     WebDriverWait(browser, 30).until(finished)
@@ -232,3 +234,14 @@ def test_the_gallery_zips_resolve(browser, server):
     for href in zips:
         with urllib.request.urlopen(href) as response:
             assert response.read(4) == b"PK\x03\x04"
+
+
+@pytest.mark.parametrize("page", ["index.html", "explain.html?q=x", "search.html?q=detach"])
+def test_pages_load_nothing_from_other_hosts(browser, server, page):
+    """No CDN: every resource a page loads comes from the site itself."""
+    results(browser, server + page, "body")
+    resources = browser.execute_script(
+        "return performance.getEntriesByType('resource').map(entry => entry.name)"
+    )
+    assert resources
+    assert [url for url in resources if not url.startswith(server)] == []

@@ -68,7 +68,7 @@ def test_the_gallery_offers_every_example_in_one_zip(site):
 def test_home_page_lists_entries_by_message(site):
     home = page_text(site / "index.html")
     for entry in CATALOG:
-        shown = entry.title if entry.is_pitfall else entry.current.message
+        shown = entry.title if entry.is_pitfall else entry.current.template.render({})
         assert " ".join(shown.split()) in home
     assert "python -m autograd_errors explain" in home
 

@@ -74,7 +74,7 @@ def entry_detail_json(entry: Entry, base_url: str) -> dict[str, Any]:
     detail.update(
         kind=entry.kind,
         section=entry.section,
-        message=None if entry.is_pitfall else entry.current.message,
+        message=None if entry.is_pitfall else entry.current.template.render({}),
         cause=entry.cause,
         fix=entry.fix,
         related=list(entry.related),
@@ -127,7 +127,9 @@ def explanation_text(explanation: Explanation, base_url: str, style: Style, widt
             out.append("")
             out.append("Not matches, but the closest entries (their wording differs):")
             for miss in explanation.near_misses:
-                out.append(f"  {style.bold(miss.entry.id)}  {miss.entry.current.message}")
+                out.append(
+                    f"  {style.bold(miss.entry.id)}  {miss.entry.current.template.render({})}"
+                )
                 out.append(
                     style.dim(f"  {'':{len(miss.entry.id)}}  {page_url(base_url, miss.entry)}")
                 )
@@ -186,7 +188,7 @@ def entry_text(entry: Entry, base_url: str, style: Style, width: int) -> str:
     if entry.is_pitfall:
         out.append("  A silent pitfall: nothing is raised.")
     else:
-        out += _paragraphs(f"{entry.exception}: {entry.current.message}", width, "  ")
+        out += _paragraphs(f"{entry.exception}: {entry.current.template.render({})}", width, "  ")
     if entry.retired:
         out.append(
             f"  Retired: last raised by torch {entry.retired.last_release}; "
@@ -197,7 +199,7 @@ def entry_text(entry: Entry, base_url: str, style: Style, width: int) -> str:
         out.append(style.bold("  Wordings"))
     for wording in entry.wordings:
         out.append(f"    {wording.variant}: {wording.releases.describe()}")
-        out += _paragraphs(f"{wording.exception}: {wording.message}", width, "      ")
+        out += _paragraphs(f"{wording.exception}: {wording.template.render({})}", width, "      ")
     out.append(style.bold("  Why"))
     out += _paragraphs(entry.cause, width, "    ")
     out.append(style.bold("  Fix"))

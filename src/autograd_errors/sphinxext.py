@@ -332,7 +332,7 @@ class EntryFooterDirective(_EntryDirective):
             lines += [
                 f"   * - ``{wording.variant}``",
                 f"     - {wording.releases.describe()}",
-                f"     - ``{wording.exception}: {wording.message}``",
+                f"     - ``{wording.exception}: {wording.template.render({})}``",
                 "",
                 f"       `Source <{wording.source}>`__.{note}",
             ]
@@ -340,33 +340,40 @@ class EntryFooterDirective(_EntryDirective):
         return observed + self.parse(lines + self._related(entry))
 
     def _observed_table(self, entry: Entry) -> list[nodes.Node]:
-        recordings = _recordings(self.env)
-        rows: list[list[nodes.Node]] = []
-        previous: str | None = None
-        for recording in recordings:
+        # Consecutive releases that printed the same thing share a row.
+        groups: list[tuple[list[str], str | None, str]] = []  # releases, message, status
+        for recording in _recordings(self.env):
             observed = recording.entries.get(entry.id)
             if observed is None:
                 continue
             message = recording.message(entry)
-            if message is None:
-                status = observed["status"]
+            shown = f"{entry.exception}: {message}" if message is not None else None
+            status = observed["status"]
+            if groups and groups[-1][1] == shown and groups[-1][2] == status:
+                groups[-1][0].append(recording.release)
+            else:
+                groups.append(([recording.release], shown, status))
+        rows: list[list[nodes.Node]] = []
+        previous: str | None = None
+        for releases, shown, status in groups:
+            span = releases[0] if len(releases) == 1 else f"{releases[0]} to {releases[-1]}"
+            if shown is None:
                 text = (
                     "not applicable: the repro needs a newer torch"
-                    if status == (verify.NOT_APPLICABLE)
+                    if status == verify.NOT_APPLICABLE
                     else "raises nothing"
                 )
-                rows.append([_text(recording.release), _text(text, "autograd-quiet"), _text("")])
+                rows.append([_text(span), _text(text, "autograd-quiet"), _text("")])
                 continue
-            shown = f"{entry.exception}: {message}"
-            rows.append([_text(recording.release), *_changes(previous, shown)])
+            rows.append([_text(span), *_changes(previous, shown)])
             previous = shown
         if not rows:
             return []
         intro = nodes.paragraph(
-            text="What each torch release printed for the repro above, recorded by running it on "
-            "that release; words that changed from the release before are highlighted."
+            text="What each recorded torch release printed for the repro above, found by running "
+            "it on that release; the words that changed from the row before are highlighted."
         )
-        return [intro, _table(["Release", "Message", "Changed"], rows, [12, 64, 24])]
+        return [intro, _table(["Releases", "Message", "Changed"], rows, [14, 60, 26])]
 
     def _related(self, entry: Entry) -> list[str]:
         if not entry.related:
@@ -516,7 +523,7 @@ class IndexDirective(SphinxDirective):
                 if entry.is_pitfall:
                     lines += [f"- {page} {rst_code(entry.title)}", ""]
                     continue
-                shown = f"{entry.current.exception}: {entry.current.message}"
+                shown = f"{entry.current.exception}: {entry.current.template.render({})}"
                 retired = (
                     f" (retired after torch {entry.retired.last_release})" if entry.retired else ""
                 )
