@@ -4,7 +4,8 @@ Every wording of every entry is rendered with other values than its example (oth
 CUDA tensor types, other node names), then pasted the ways real pastes differ: bare, with the
 exception prefix, inside traceback frames, wrapped at 80 columns. Each paste goes to the paste
 page (explain.html?q=), to the site search (search.html?q=), and, for comparison, to Sphinx's
-stock search, whose ranking function the site search page still carries.
+stock search, whose ranking function the site search page still carries, and to Pagefind when
+the site has a Pagefind index (``pip install 'pagefind[bin]'; python -m pagefind --site DIR``).
 
     python benchmarks/search_rate.py [SITE_DIR] [--limit N]
 
@@ -132,6 +133,16 @@ def first_result(driver, url: str) -> str | None:  # noqa: ANN001
     return found[0].get_attribute("data-search-result") if found else None
 
 
+PAGEFIND = """
+const [root, query, done] = arguments;
+import(root + "pagefind/pagefind.js")
+  .then(async (pagefind) => {
+    const found = await pagefind.search(query);
+    done(found.results.length ? (await found.results[0].data()).url : null);
+  })
+  .catch((error) => done("error: " + error));
+"""
+
 STOCK = """
 const [q, terms, excluded, highlight, objects] = Search._parseQuery(arguments[0]);
 const results = Search._performSearch(q, terms, excluded, highlight, objects);
@@ -150,7 +161,11 @@ def main() -> None:
         cases = cases[: args.limit]
     server = serve(Path(args.site))
     driver = browser()
+    driver.set_script_timeout(30)
     hits = {"paste page": 0, "site search": 0, "stock Sphinx search": 0}
+    pagefind = (Path(args.site) / "pagefind" / "pagefind.js").exists()
+    if pagefind:
+        hits["Pagefind"] = 0
     misses: list[str] = []
     try:
         driver.get(server + "search.html")
@@ -167,6 +182,10 @@ def main() -> None:
             stock = driver.execute_script(STOCK, text)
             if stock == entries[entry_id].path.removesuffix(".html"):
                 hits["stock Sphinx search"] += 1
+            if pagefind:
+                url = driver.execute_async_script(PAGEFIND, server, text)
+                if url and url.endswith("/" + entries[entry_id].path):
+                    hits["Pagefind"] += 1
     finally:
         driver.quit()
     print(f"{len(cases)} pastes ({len(entries)} entries, every wording, 4 forms each)")
