@@ -47,15 +47,6 @@ class ReleaseRange:
     def __repr__(self) -> str:
         return f"ReleaseRange({self.since!r}, {self.until!r})"
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ReleaseRange) and (self.since, self.until) == (
-            other.since,
-            other.until,
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.since, self.until))
-
     def __contains__(self, release: str) -> bool:
         version = parse_release(release)
         if self.since and version < parse_release(self.since):

@@ -35,9 +35,6 @@ class Style:
     def red(self, text: str) -> str:
         return self._wrap("31", text)
 
-    def cyan(self, text: str) -> str:
-        return self._wrap("36", text)
-
 
 # JSON ---------------------------------------------------------------------------------------
 

@@ -65,13 +65,6 @@ class Event:
     def text(self) -> str:
         return f"{self.exception}: {self.message}"
 
-    def as_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__slots__}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Event:
-        return cls(data["kind"], data["exception"], data["message"], data["line"])
-
 
 class Observation:
     """What one run of a gallery script did."""
@@ -85,25 +78,6 @@ class Observation:
         self.silent_repros: list[int] = []
         self.executed: set[int] = set()  # module-level lines that ran
         self.output = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "events": [event.as_dict() for event in self.events],
-            "crash": self.crash,
-            "crash_event": self.crash_event.as_dict() if self.crash_event else None,
-            "silent_repros": self.silent_repros,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Observation:
-        observation = cls(data["path"])
-        observation.events = [Event.from_dict(e) for e in data["events"]]
-        observation.crash = data["crash"]
-        crash_event = data.get("crash_event")
-        observation.crash_event = Event.from_dict(crash_event) if crash_event else None
-        observation.silent_repros = data["silent_repros"]
-        return observation
 
 
 class Observer:
