@@ -57,7 +57,7 @@ class Event:
     __slots__ = ("exception", "kind", "line", "message")
 
     def __init__(self, kind: str, exception: str, message: str, line: int | None) -> None:
-        self.kind = kind  # "exception" or "warning"
+        self.kind = kind  # "exception", "warning", or "crash" (an exception nothing caught)
         self.exception = exception
         self.message = message
         self.line = line
