@@ -1,7 +1,5 @@
 """Sphinx configuration: `sphinx-build -c . docs _build/html` (see `make docs`)."""
 
-import warnings
-
 from autograd_errors import __version__
 from autograd_errors.catalog import PAGES_DIR
 from autograd_errors.report import DEFAULT_BASE_URL
@@ -64,6 +62,3 @@ html_theme_options = {
 }
 html_sidebars = {"index": [], "matrix": []}
 html_show_sourcelink = False
-
-# myst-parser still uses Sphinx APIs that Sphinx deprecates; that is theirs to change.
-warnings.filterwarnings("ignore", message=".*MystReferenceResolver", module="myst_parser")
