@@ -56,6 +56,17 @@ def run_as(entry_id: str, tmp_path: Path, body: str) -> verify.Result:
     return verify.judge(CATALOG[entry_id], verify.run_script(str(script)), CATALOG)
 
 
+# leaf-inplace's repro, as a gallery script writes it (lines 2-7 of the scripts below).
+LEAF_REPRO = """
+import torch
+x = torch.randn(3, requires_grad=True)
+try:
+    x += 1
+except RuntimeError as error:
+    print(error)
+"""
+
+
 def test_a_reworded_message_is_drift_with_a_diff(tmp_path):
     result = run_as(
         "leaf-inplace",
@@ -100,19 +111,16 @@ def test_a_repro_that_no_longer_raises_is_no_error(tmp_path):
     result = run_as(
         "leaf-inplace",
         tmp_path,
-        """
-        import torch
-        x = torch.randn(3, requires_grad=True)
-        try:
-            x += 1
-        except RuntimeError as error:
-            print(error)
-        try:
-            with torch.no_grad():
-                x += 1
-        except RuntimeError as error:
-            print(error)
-        """,
+        LEAF_REPRO
+        + textwrap.dedent(
+            """\
+            try:
+                with torch.no_grad():
+                    x += 1
+            except RuntimeError as error:
+                print(error)
+            """
+        ),
     )
     assert result.status == "NO-ERROR"
     assert "the repro in the try block at line 8 raised nothing" in result.detail
@@ -122,16 +130,8 @@ def test_a_failing_gradient_check_is_fix_fails(tmp_path):
     result = run_as(
         "leaf-inplace",
         tmp_path,
-        """
-        import torch
-        x = torch.randn(3, requires_grad=True)
-        try:
-            x += 1
-        except RuntimeError as error:
-            print(error)
-        (x * x).sum().backward()
-        torch.testing.assert_close(x.grad, 3 * x.detach())
-        """,
+        LEAF_REPRO
+        + "(x * x).sum().backward()\ntorch.testing.assert_close(x.grad, 3 * x.detach())\n",
     )
     assert result.status == "FIX-FAILS"
     assert "AssertionError: Tensor-likes are not close!" in result.detail

@@ -56,13 +56,9 @@ def _catalog() -> Catalog:
     return _STATE["catalog"]
 
 
-def _pages_dir(app: Sphinx) -> Path:
-    return Path(app.srcdir) / catalog_module.PAGES_DIR
-
-
-def _result_file(app_or_srcdir: Sphinx | str, entry: Entry) -> Path:
-    srcdir = app_or_srcdir.srcdir if isinstance(app_or_srcdir, Sphinx) else app_or_srcdir
-    return Path(srcdir) / catalog_module.PAGES_DIR / entry.section / f"{entry.id}{_RESULT_SUFFIX}"
+def _result_file(srcdir: str | os.PathLike[str], entry: Entry) -> Path:
+    """Where the build keeps an entry's verdict: beside its generated page."""
+    return Path(srcdir) / Path(entry.path).with_suffix(_RESULT_SUFFIX)
 
 
 # Verification during the gallery build ------------------------------------------------------
@@ -88,7 +84,7 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
     if entry_id not in catalog:
         return
     entry = catalog[entry_id]
-    result = verify.judge(entry, observation, catalog)
+    result = verify.judge(entry, observation, catalog, verify.torch_version())
     target = _result_file(gallery_conf["src_dir"], entry)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(result.as_dict(), indent=2), encoding="utf-8")
@@ -110,10 +106,8 @@ def _gallery_source(gallery_conf: dict[str, Any]) -> str:
 
 def fingerprint() -> str:
     """What a script's verdict depends on besides its own source."""
-    from importlib.metadata import version
-
     digest = hashlib.sha256()
-    digest.update(f"torch {version('torch')} autograd-errors {__version__}".encode())
+    digest.update(f"torch {verify.torch_version()} autograd-errors {__version__}".encode())
     for name in sorted(os.listdir(catalog_module.ENTRIES_DIR)):
         digest.update(name.encode())
         digest.update(Path(catalog_module.ENTRIES_DIR, name).read_bytes())
@@ -124,7 +118,7 @@ def fingerprint() -> str:
 
 def _invalidate_stale_runs(app: Sphinx) -> None:
     """Before sphinx-gallery runs: forget cached runs made with another torch or catalog."""
-    pages = _pages_dir(app)
+    pages = Path(app.srcdir) / catalog_module.PAGES_DIR
     stamp = pages / _FINGERPRINT
     current = fingerprint()
     if stamp.exists() and stamp.read_text() == current:
@@ -146,7 +140,7 @@ def _fail_on_bad_verdicts(app: Sphinx) -> None:
     )
     results = []
     for entry in catalog:
-        stored = _result_file(app, entry)
+        stored = _result_file(app.srcdir, entry)
         if stored.exists():
             data = json.loads(stored.read_text(encoding="utf-8"))
             results.append(
@@ -156,9 +150,7 @@ def _fail_on_bad_verdicts(app: Sphinx) -> None:
             problems.append(f"{entry.id}: its gallery script was not run, so it is not verified")
     bad = [result for result in results if result.status not in verify.PASSING]
     if problems or bad:
-        from importlib.metadata import version
-
-        report = verify.report_text(results, version("torch"))
+        report = verify.report_text(results, verify.torch_version())
         raise ExtensionError(
             "entries failed verification against the installed torch:\n"
             + "\n".join(problems)
@@ -255,17 +247,16 @@ class EntryDirective(_EntryDirective):
                 "",
             ]
         else:
-            from importlib.metadata import version
-
+            built_with = verify.torch_version()
             lines += [
                 ".. code-block:: text",
-                f"   :caption: What torch {version('torch')} printed when this page was built",
+                f"   :caption: What torch {built_with} printed when this page was built",
                 "   :class: autograd-message",
                 "",
                 *_indent(f"{entry.current.exception}: {result['message']}", 3),
                 "",
             ]
-        script = _script_for(entry)
+        script = _script_path(self.config.sphinx_gallery_conf, entry.id)
         broken, fixed = tagged_lines(script, "broken"), tagged_lines(script, "fixed")
         if broken and fixed:
             lines += [".. grid:: 1 1 2 2", "   :gutter: 2", ""]
@@ -531,13 +522,6 @@ class IndexDirective(SphinxDirective):
         container = nodes.section()
         nested_parse_with_titles(self.state, StringList(lines, source="autograd-index"), container)
         return container.children
-
-
-def _script_for(entry: Entry) -> str:
-    for script in gallery.scripts():
-        if script.entry_id == entry.id:
-            return script.path
-    raise ExtensionError(f"no gallery script for {entry.id!r}")
 
 
 def section_order(gallery_source: str) -> list[str]:

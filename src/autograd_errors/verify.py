@@ -77,7 +77,6 @@ class Observation:
         # Lines of module-level ``try`` blocks that caught nothing:
         self.silent_repros: list[int] = []
         self.executed: set[int] = set()  # module-level lines that ran
-        self.output = ""
 
 
 class Observer:
@@ -212,8 +211,8 @@ def run_script(path: str) -> Observation:
         code = compile(handle.read(), os.path.abspath(path), "exec")
     namespace = {"__name__": "__main__", "__file__": os.path.abspath(path)}
     observer = Observer(path)
-    output = io.StringIO()
-    with redirect_stdout(output), redirect_stderr(output):
+    # What the script prints is its page's business; check's report is the verdicts.
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
         observer.start()
         try:
             exec(code, namespace)
@@ -221,7 +220,6 @@ def run_script(path: str) -> Observation:
             observer.record_crash(error)
         finally:
             observation = observer.stop()
-    observation.output = output.getvalue()
     return observation
 
 
@@ -246,9 +244,9 @@ class Result:
 
 
 def judge(
-    entry: Entry, observation: Observation, catalog: Catalog, torch_version: str | None = None
+    entry: Entry, observation: Observation, catalog: Catalog, release: str | None = None
 ) -> Result:
-    """The status of ``entry`` given what its script did on torch ``torch_version``."""
+    """The status of ``entry`` given what its script did on torch ``release``."""
     verdicts: list[tuple[str, str, str]] = []  # (status, message, detail)
     own: list[Event] = []
     crash = observation.crash_event
@@ -285,15 +283,15 @@ def judge(
             (
                 FIX_FAILS,
                 own[0].message if own else "",
-                "the script failed outside its repros:\n" + (observation.crash or crash.text()),
+                "the script failed outside its repros:\n" + (observation.crash or ""),
             )
         )
     for line in observation.silent_repros:
         verdicts.append((NO_ERROR, "", f"the repro in the try block at line {line} raised nothing"))
     still_raised = (
         entry.retired is not None
-        and torch_version is not None
-        and parse_release(torch_version) <= parse_release(entry.retired.last_release)
+        and release is not None
+        and parse_release(release) <= parse_release(entry.retired.last_release)
     )
     if entry.retired and own and not still_raised:
         verdicts.append((DRIFT, own[0].message, "the entry is retired, but torch raised it again"))
@@ -377,24 +375,24 @@ def check(catalog: Catalog | None = None, directory: str | None = None) -> list[
 
 def run_all(catalog: Catalog, found: list[gallery.Script]) -> list[tuple[Result, Observation]]:
     """Each catalog entry's script, run and judged on the installed torch."""
-    version = _torch_version()
+    release = torch_version()
     judged = []
     for script in found:
         if script.entry_id in catalog:
             observation = run_script(script.path)
-            result = judge(catalog[script.entry_id], observation, catalog, version)
+            result = judge(catalog[script.entry_id], observation, catalog, release)
             judged.append((result, observation))
     return judged
 
 
-def _torch_version() -> str:
+def torch_version() -> str:
     import torch
 
     return torch.__version__
 
 
-def report_text(results: list[Result], torch_version: str) -> str:
-    lines = [f"torch {torch_version}: {len(results)} entries checked"]
+def report_text(results: list[Result], release: str) -> str:
+    lines = [f"torch {release}: {len(results)} entries checked"]
     width = max((len(r.entry_id) for r in results), default=0)
     for result in results:
         lines.append(f"{result.status:11} {result.entry_id:{width}}  {result.message[:100]}")
@@ -436,7 +434,7 @@ def record_main(output: str | None) -> int:
 
 
 def main(json_output: bool = False) -> int:
-    """``python -m autograd_errors check``: 0 when every entry is OK, else 1."""
+    """``python -m autograd_errors check``: 0 when every entry passes, else 1."""
     try:
         import torch
     except ImportError:
