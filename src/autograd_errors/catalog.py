@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 ENTRIES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "entries")
 #: Where the site puts the entry pages, relative to its root.
 PAGES_DIR = "errors"
-_SCHEMA = 1
+_SCHEMA = 2
 _ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-")
 _EXCEPTION_ENDINGS = ("Error", "Warning", "Exception")
 
@@ -103,6 +103,23 @@ class Hint:
         self.text = text
 
 
+class Cause:
+    """One common way users run into an entry, with its fix; an entry lists them most common
+    first. The gallery script executes each: the lines tagged ``# cause: <id>`` must raise the
+    entry's own message, the lines tagged ``# fix: <id>`` must run and check their gradients."""
+
+    __slots__ = ("fix", "id", "sources", "text")
+
+    def __init__(self, id: str, text: str, fix: str, sources: tuple[str, ...] = ()) -> None:
+        self.id = id
+        self.text = text  # one line, in words
+        self.fix = fix
+        self.sources = sources  # threads where users hit it, or the PyTorch source of a claim
+
+    def __repr__(self) -> str:
+        return f"Cause({self.id!r})"
+
+
 class Retirement:
     """For a message current torch no longer raises: the last release known to raise it."""
 
@@ -118,6 +135,7 @@ class Entry:
 
     __slots__ = (
         "cause",
+        "causes",
         "details",
         "exception",
         "fix",
@@ -143,6 +161,7 @@ class Entry:
         fix: str,
         details: tuple[str, ...],
         hints: tuple[Hint, ...],
+        causes: tuple[Cause, ...],
         related: tuple[str, ...],
         wordings: tuple[Wording, ...],
         retired: Retirement | None = None,
@@ -156,6 +175,7 @@ class Entry:
         self.fix = fix
         self.details = details
         self.hints = hints
+        self.causes = causes  # most common first
         self.related = related
         self.wordings = wordings
         self.retired = retired
@@ -291,6 +311,7 @@ _ENTRY_KEYS = {
     "related": list,
     "wording": list,
     "hint": list,
+    "common_cause": list,
     "retired": dict,
 }
 _REQUIRED = {"title", "exception", "section", "cause", "fix", "wording"}
@@ -309,6 +330,7 @@ _WORDING_KEYS = {
     "form": str,
 }
 _HINT_KEYS = {"field": str, "prefix": str, "text": str}
+_CAUSE_KEYS = {"id": str, "text": str, "fix": str, "sources": list}
 _RETIRED_KEYS = {"last_release": str, "replaced_by": str}
 
 
@@ -413,6 +435,25 @@ def _entry_from(
     for n, table in enumerate(record.get("hint", [])):
         _checked(f"{where}: hint {n + 1}", table, _HINT_KEYS, set(_HINT_KEYS))
         hints.append(Hint(**table))
+    causes = []
+    for n, table in enumerate(record.get("common_cause", [])):
+        _checked(f"{where}: common_cause {n + 1}", table, _CAUSE_KEYS, {"id", "text", "fix"})
+        if not all(isinstance(item, str) for item in table.get("sources", [])):
+            raise CatalogError(f"{where}: common_cause {n + 1}: sources must be a list of strings")
+        cause_id = table["id"]
+        if not set(cause_id) <= _ID_CHARS or any(c.id == cause_id for c in causes):
+            raise CatalogError(
+                f"{where}: common_cause {n + 1}: id {cause_id!r} must be unique lower-case words "
+                "joined by hyphens"
+            )
+        causes.append(
+            Cause(
+                cause_id,
+                table["text"].strip(),
+                table["fix"].strip(),
+                tuple(table.get("sources", [])),
+            )
+        )
     for name, items in (
         ("details", record.get("details", [])),
         ("related", record.get("related", [])),
@@ -429,6 +470,7 @@ def _entry_from(
         fix=record["fix"].strip(),
         details=tuple(record.get("details", [])),
         hints=tuple(hints),
+        causes=tuple(causes),
         related=tuple(record.get("related", [])),
         wordings=wordings,
         retired=retired,
