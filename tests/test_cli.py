@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pty
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -148,6 +150,33 @@ def test_show_gives_one_entry_with_its_wordings(cli):
     assert {"buffers", "intermediate-results"} <= {w["variant"] for w in entry["wordings"]}
     text = out(cli("show", "backward-twice"))
     assert "buffers: torch 0.2.0 to 1.5.1" in text
+
+
+@pytest.mark.parametrize("entry_id", ["backward-twice", "leaf-inplace", "grad-is-none"])
+def test_show_json_carries_every_fact_of_the_record(cli, entry_id):
+    import tomllib
+
+    from autograd_errors.catalog import ENTRIES_DIR
+
+    record = tomllib.loads(Path(ENTRIES_DIR, f"{entry_id}.toml").read_text(encoding="utf-8"))
+    shown = json.loads(cli("show", entry_id, "--json").stdout)
+    assert [
+        (w["variant"], w["message"], w["source"], w["note"], w["since"], w["until"])
+        for w in shown["wordings"]
+    ] == [
+        (w["variant"], w["message"], w["source"], w.get("note", ""), w.get("since"), w.get("until"))
+        for w in record.get("wording", [])
+    ]
+    assert shown["causes"] == [
+        {
+            "id": c["id"],
+            "text": c["text"].strip(),
+            "fix": c["fix"].strip(),
+            "sources": c.get("sources", []),
+        }
+        for c in record.get("common_cause", [])
+    ]
+    assert (shown["cause"], shown["fix"]) == (record["cause"].strip(), record["fix"].strip())
 
 
 @pytest.mark.parametrize(
@@ -294,6 +323,10 @@ def test_explaining_imports_nothing_heavy(cli_env):
         timeout=60,
         check=False,
     )
+    assert result.returncode == 0
+    assert result.stdout.decode().startswith(
+        "In-place change to a leaf tensor that requires grad  (leaf-inplace)\n"
+    )
     imported = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.decode().splitlines()}
     heavy = {
         "torch",
@@ -310,3 +343,184 @@ def test_explaining_imports_nothing_heavy(cli_env):
         "pathlib",
     }
     assert imported & heavy == set()
+
+
+# Streams: closed, full and broken outputs, encodings (issue 13) ----------------------------
+
+NO_MATCH = "this is not an error message of any kind"
+
+
+def _shell(cli_env, script: str, **env: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        ["bash", "-c", script],
+        capture_output=True,
+        env={**cli_env, **env},
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+@pytest.mark.parametrize("args", ["list --json", "list", "show leaf-inplace --json"])
+def test_a_reader_that_goes_away_is_not_an_error(cli_env, args, unbuffered):
+    env = {"PYTHONUNBUFFERED": unbuffered} if unbuffered else {}
+    command = f'"{sys.executable}" -m autograd_errors {args}'
+    result = _shell(cli_env, command + ' | head -n 1 >/dev/null; exit "${PIPESTATUS[0]}"', **env)
+    assert (result.returncode, result.stderr) == (0, b"")
+
+
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+@pytest.mark.parametrize(("text", "code"), [(NO_MATCH, 1), (LEAF, 0)])
+def test_a_closed_pipe_keeps_the_match_result(cli_env, text, code, unbuffered):
+    env = {"PYTHONUNBUFFERED": unbuffered} if unbuffered else {}
+    script = (
+        f'"{sys.executable}" -m autograd_errors explain "$TEXT" | true; exit "${{PIPESTATUS[0]}}"'
+    )
+    result = _shell(cli_env, script, TEXT=text, **env)
+    assert (result.returncode, result.stderr) == (code, b"")
+
+
+def test_a_closed_stdout_is_one_line_and_exit_2(cli_env):
+    result = _shell(
+        cli_env, f'"{sys.executable}" -m autograd_errors explain "$TEXT" >&-', TEXT=LEAF
+    )
+    assert result.returncode == 2
+    assert result.stderr == b"autograd-errors: standard output is closed\n"
+
+
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+@pytest.mark.parametrize("args", ["explain --json", "explain", "list"])
+def test_a_full_disk_is_one_line_and_exit_2(cli_env, args, unbuffered):
+    env = {"PYTHONUNBUFFERED": unbuffered} if unbuffered else {}
+    command = f'"{sys.executable}" -m autograd_errors {args}'
+    if args.startswith("explain"):
+        command += ' "$TEXT"'
+    result = _shell(cli_env, command + " >/dev/full", TEXT=LEAF, **env)
+    assert result.returncode == 2
+    assert result.stderr == b"autograd-errors: cannot write the output: No space left on device\n"
+
+
+TRICKY = "caf\u00e9 \U0001f525 \u009b31m \u202eevil\u202c " + LEAF
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "cp1252", "latin-1", "utf-8"])
+def test_json_is_valid_json_in_any_output_encoding(cli, encoding):
+    result = cli("explain", "--json", TRICKY, env={"PYTHONIOENCODING": encoding})
+    assert result.returncode == 0
+    assert result.stdout.decode(encoding if encoding != "ascii" else "ascii")  # it is encodable
+    data = json.loads(result.stdout.decode("utf-8" if encoding == "utf-8" else "latin-1"))
+    assert data["query"] == TRICKY
+    assert data["matches"][0]["id"] == "leaf-inplace"
+
+
+@pytest.mark.parametrize("json_flag", [(), ("--json",)])
+def test_terminal_controls_in_a_paste_are_never_printed_raw(cli, json_flag):
+    result = cli("explain", *json_flag, TRICKY)
+    printed = result.stdout.decode("utf-8")
+    assert not {"\u009b", "\u202e", "\u202c"} & set(printed)
+    if json_flag:
+        assert json.loads(printed)["query"] == TRICKY
+    else:
+        assert result.returncode == 0
+
+
+def test_stdin_is_not_read_whole(cli_env):
+    """600 MB piped in, under a 400 MB address-space limit: only the tail is kept."""
+    code = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (400 << 20, 400 << 20))\n"
+        "from autograd_errors.cli import main\n"
+        "sys.exit(main(['explain', '--json']))\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=cli_env,
+    )
+    assert process.stdin is not None
+    assert process.stdout is not None
+
+    def paste() -> None:
+        chunk = (b"x" * 99 + b"\n") * (1 << 14)  # 1.6 MB
+        with contextlib.suppress(BrokenPipeError), process.stdin:
+            for _ in range(375):
+                process.stdin.write(chunk)
+            process.stdin.write(
+                b"Traceback (most recent call last):\nRuntimeError: " + LEAF.encode()
+            )
+
+    writer = threading.Thread(target=paste)
+    writer.start()
+    printed = process.stdout.read()
+    writer.join()
+    assert process.wait(timeout=120) == 0
+    assert json.loads(printed)["matches"][0]["id"] == "leaf-inplace"
+
+
+@pytest.mark.parametrize("option", ["--base-url", "--output"])
+def test_an_option_value_that_looks_like_an_option_is_a_usage_error(cli, option):
+    command = "record" if option == "--output" else "explain"
+    result = cli(command, option, "--json", "x")
+    assert result.returncode == 2
+    assert f"{option} needs" in result.stderr.decode()
+
+
+# Exit codes for what no input should cause ------------------------------------------------
+
+BROKEN_MATCHER = (
+    "import sys, autograd_errors.matching as matching\n"
+    "def broken(*args, **kwargs):\n"
+    "    raise RuntimeError('the matcher broke')\n"
+    "matching.explain = broken\n"
+    "from autograd_errors.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def test_an_internal_error_is_exit_3_with_one_message(cli_env):
+    result = subprocess.run(
+        [sys.executable, "-c", BROKEN_MATCHER, "explain", LEAF],
+        capture_output=True,
+        env=cli_env,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 3
+    assert result.stderr.decode() == (
+        "autograd-errors: internal error: RuntimeError: the matcher broke\n"
+        "Set AUTOGRAD_ERRORS_DEBUG=1 to see the traceback, and please report it.\n"
+    )
+
+
+def test_the_debug_variable_shows_the_traceback(cli_env):
+    result = subprocess.run(
+        [sys.executable, "-c", BROKEN_MATCHER, "explain", LEAF],
+        capture_output=True,
+        env={**cli_env, "AUTOGRAD_ERRORS_DEBUG": "1"},
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1  # Python's own exit for an uncaught exception
+    stderr = result.stderr.decode()
+    assert stderr.startswith("Traceback (most recent call last):")
+    assert stderr.endswith("RuntimeError: the matcher broke\n")
+
+
+def test_ctrl_c_while_waiting_for_a_paste_exits_130_quietly(cli_env):
+    import signal
+    import time
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "autograd_errors", "explain", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=cli_env,
+    )
+    time.sleep(2)  # started, and blocked reading the paste
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=30)
+    assert (process.returncode, stdout, stderr) == (130, b"", b"")

@@ -42,3 +42,18 @@ def test_range_membership_and_wording():
 def test_a_range_cannot_end_before_it_starts():
     with pytest.raises(ValueError, match="ends before it starts"):
         ReleaseRange("2.0.0", "1.13.1")
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "overlap"),
+    [
+        (("1.1.0", "2.10.0"), ("2.10.0", None), True),  # they share exactly one release
+        (("1.1.0", "2.10.0"), ("2.11.0", None), False),
+        ((None, "1.4.0"), ("1.4.0", "1.4.0"), True),
+        ((None, None), ("2.0.0", "2.0.0"), True),
+        (("2.0.0", "2.1.0"), (None, "1.13.1"), False),
+    ],
+)
+def test_ranges_overlap_when_they_share_a_release(first, second, overlap):
+    assert ReleaseRange(*first).overlaps(ReleaseRange(*second)) is overlap
+    assert ReleaseRange(*second).overlaps(ReleaseRange(*first)) is overlap

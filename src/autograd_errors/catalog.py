@@ -229,22 +229,32 @@ class Catalog:
 
 def load(directory: str | None = None, *, use_cache: bool = True) -> Catalog:
     """Load and check every record in ``directory`` (the packaged entries by default)."""
-    directory = directory or ENTRIES_DIR
-    blobs = []
-    for name in sorted(os.listdir(directory)):
-        if name.endswith(".toml"):
-            with open(os.path.join(directory, name), "rb") as handle:
-                blobs.append((name[: -len(".toml")], handle.read()))
-    cache = _cache_file(_checksum(blobs)) if use_cache else None
-    cached = _read_cache(cache) if cache else None
-    if cached is not None:
-        return _build(cached["records"], cached["anchors"])
+    blobs = _read_records(directory or ENTRIES_DIR)
+    checksum = _checksum(blobs)
+    cache = _cache_file(checksum) if use_cache else None
+    if cache:
+        catalog = _from_cache(cache, checksum, [stem for stem, _ in blobs])
+        if catalog is not None:
+            return catalog
     records = {stem: _parse_toml(stem, blob) for stem, blob in blobs}
     catalog = _build(records)  # only records that pass every check are cached
     if cache:
         anchors = {entry.id: [w.anchor for w in entry.wordings] for entry in catalog}
-        _write_cache(cache, {"records": records, "anchors": anchors})
+        _write_cache(cache, checksum, {"records": records, "anchors": anchors})
     return catalog
+
+
+def _read_records(directory: str) -> list[tuple[str, bytes]]:
+    """``(id, bytes)`` of every record; hidden files (an editor's ``.#x.toml`` lock, say) and
+    anything but a regular file are not records, and must not stop every command."""
+    blobs = []
+    for name in sorted(os.listdir(directory)):
+        path = os.path.join(directory, name)
+        if name.startswith(".") or not name.endswith(".toml") or not os.path.isfile(path):
+            continue
+        with open(path, "rb") as handle:
+            blobs.append((name[: -len(".toml")], handle.read()))
+    return blobs
 
 
 def _checksum(blobs: list[tuple[str, bytes]]) -> str:
@@ -256,34 +266,87 @@ def _checksum(blobs: list[tuple[str, bytes]]) -> str:
     return f"{crc:08x}-{size:x}-{len(blobs)}"
 
 
-def _cache_file(checksum: str) -> str | None:
+# The cache -----------------------------------------------------------------------------------
+# A cache file is ``_MAGIC``, the CRC-32 of the payload, then the payload: the marshalled
+# records. Anything wrong with it (a bit flipped, a truncated write, a file another user planted)
+# costs one parse of the TOML, never a failure or a wrong answer.
+
+_MAGIC = b"autograd-errors catalog cache\n"
+_CACHE_PREFIX, _CACHE_SUFFIX = "catalog-", ".marshal"
+
+
+def _cache_root() -> str | None:
+    """Where the cache lives: ``$AUTOGRAD_ERRORS_CACHE_DIR`` (empty: no cache), else
+    ``$XDG_CACHE_HOME/autograd-errors`` (only if absolute, as the XDG spec says), else
+    ``~/.cache/autograd-errors`` (only with a real home directory)."""
     root = os.environ.get("AUTOGRAD_ERRORS_CACHE_DIR")
-    if root is None:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        root = os.path.join(base, "autograd-errors")
-    if not root:  # AUTOGRAD_ERRORS_CACHE_DIR="" turns the cache off
-        return None
-    return os.path.join(root, f"catalog-{checksum}.marshal")
+    if root is not None:
+        return root or None
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        home = os.path.expanduser("~")
+        if not os.path.isabs(home) or home == os.sep:
+            return None
+        base = os.path.join(home, ".cache")
+    return os.path.join(base, "autograd-errors")
 
 
-def _read_cache(cache: str) -> dict[str, Any] | None:
+def _cache_file(checksum: str) -> str | None:
+    root = _cache_root()
+    return os.path.join(root, f"{_CACHE_PREFIX}{checksum}{_CACHE_SUFFIX}") if root else None
+
+
+def _trusted(status: os.stat_result) -> bool:
+    """Owned by this user and writable by nobody else: a cache file another user could write
+    would let them choose what ``explain`` tells you."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # pragma: no cover - Windows has no owner to compare
+        return True
+    return status.st_uid == getuid() and not status.st_mode & 0o022
+
+
+def _from_cache(cache: str, checksum: str, stems: list[str]) -> Catalog | None:
     try:
-        with open(cache, "rb") as handle:
-            data = marshal.load(handle)
-    except (OSError, ValueError, EOFError, TypeError):
+        if not _trusted(os.lstat(os.path.dirname(cache))):
+            return None
+        descriptor = os.open(cache, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(descriptor, "rb") as handle:
+            if not _trusted(os.fstat(handle.fileno())):
+                return None
+            blob = handle.read()
+    except OSError:
         return None
-    if not isinstance(data, dict) or set(data) != {"records", "anchors"}:
+    header = len(_MAGIC) + 4
+    if blob[: len(_MAGIC)] != _MAGIC or len(blob) < header:
         return None
-    return data
+    payload = blob[header:]
+    if zlib.crc32(payload) != int.from_bytes(blob[len(_MAGIC) : header], "big"):
+        return None
+    try:
+        data = marshal.loads(payload)
+        if data["checksum"] != checksum or list(data["records"]) != stems:
+            return None
+        return _build(data["records"], data["anchors"])
+    except Exception:  # noqa: BLE001 - whatever is wrong with a cache, the TOML is the truth
+        return None
 
 
-def _write_cache(cache: str, records: dict[str, Any]) -> None:
+def _write_cache(cache: str, checksum: str, data: dict[str, Any]) -> None:
+    """Write the cache atomically, and remove the files of earlier catalogs."""
+    payload = marshal.dumps({"checksum": checksum, **data})
+    directory = os.path.dirname(cache)
     temporary = f"{cache}.{os.getpid()}.tmp"
     try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        if not _trusted(os.lstat(directory)):
+            return
         with open(temporary, "wb") as handle:
-            marshal.dump(records, handle)
+            handle.write(_MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload)
         os.replace(temporary, cache)
+        for name in os.listdir(directory):
+            if name.startswith(_CACHE_PREFIX) and name != os.path.basename(cache):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(directory, name))
     except (OSError, ValueError):
         with contextlib.suppress(OSError):
             os.unlink(temporary)

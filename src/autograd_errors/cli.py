@@ -14,7 +14,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import IO
 
     from autograd_errors.catalog import Catalog
@@ -103,15 +103,9 @@ def parse(argv: list[str]) -> Options:
         elif arg == "--json":
             options.json = True
         elif arg == "--base-url" or arg.startswith("--base-url="):
-            value = arg.partition("=")[2] if "=" in arg else next(rest_iter, None)
-            if not value:
-                raise UsageError("--base-url needs a URL")
-            options.base_url = value
+            options.base_url = _option_value(arg, rest_iter, "a URL")
         elif command == "record" and (arg == "--output" or arg.startswith("--output=")):
-            value = arg.partition("=")[2] if "=" in arg else next(rest_iter, None)
-            if not value:
-                raise UsageError("--output needs a directory")
-            options.output = value
+            options.output = _option_value(arg, rest_iter, "a directory")
         elif arg in ("-h", "--help"):
             raise _HelpRequested
         else:
@@ -124,36 +118,50 @@ def parse(argv: list[str]) -> Options:
     return options
 
 
+def _option_value(arg: str, rest: Iterator[str], what: str) -> str:
+    """The value of ``--name=value`` or ``--name value``; a value that looks like an option
+    (``--base-url --json``) is a mistake, not a URL."""
+    name, equals, value = arg.partition("=")
+    if not equals:
+        value = next(rest, "")
+    if not value or (not equals and value.startswith("-")):
+        raise UsageError(f"{name} needs {what}")
+    return value
+
+
 class _HelpRequested(Exception):
     pass
 
 
+class _Run:
+    """The exit code a command chose, kept for when writing its output fails: ``explain … |
+    true`` still exits 1 on a no-match, though nobody reads what it printed."""
+
+    code = EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    stdout = sys.stdout
-    if hasattr(stdout, "reconfigure"):
-        stdout.reconfigure(errors="backslashreplace")
-    try:
-        if argv and argv[0] in ("-h", "--help", "help"):
-            raise _HelpRequested
-        if argv and argv[0] == "--version":
-            from autograd_errors import __version__
-
-            print(f"autograd-errors {__version__}")
-            return EXIT_OK
-        options = parse(argv)
-        return _COMMAND_RUNNERS[options.command](options)
-    except _HelpRequested:
-        print(HELP, end="")
-        return EXIT_OK
-    except UsageError as error:
-        usage = f"\n{USAGE}" if error.show_usage else ""
-        print(f"autograd-errors: {error}\n{usage}", end="", file=sys.stderr)
+    _Run.code = EXIT_OK
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        print("autograd-errors: standard output is closed", file=sys.stderr)
         return EXIT_USAGE
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # here, not at exit, where a failure could only be reported as noise
+        return code
     except BrokenPipeError:
-        # The reader went away (`| head`); keep Python from complaining at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
+        # The reader went away (`| head`): not an error of ours; keep the command's result.
+        _silence_stdout()
+        return _Run.code
+    except OSError as error:  # a full disk (`>/dev/full`), a closed descriptor
+        _silence_stdout()
+        print(
+            f"autograd-errors: cannot write the output: {error.strerror or error}", file=sys.stderr
+        )
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except Exception as error:
@@ -165,6 +173,55 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+def _run(argv: list[str]) -> int:
+    try:
+        if argv and argv[0] in ("-h", "--help", "help"):
+            raise _HelpRequested
+        if argv and argv[0] == "--version":
+            from autograd_errors import __version__
+
+            return _output(f"autograd-errors {__version__}", EXIT_OK)
+        options = parse(argv)
+        return _COMMAND_RUNNERS[options.command](options)
+    except _HelpRequested:
+        return _output(HELP.rstrip("\n"), EXIT_OK)
+    except UsageError as error:
+        usage = f"\n{USAGE}" if error.show_usage else ""
+        print(f"autograd-errors: {error}\n{usage}", end="", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _output(text: str, code: int) -> int:
+    """Print a command's output, remembering its exit code first (see :class:`_Run`)."""
+    _Run.code = code
+    print(_visible(text))
+    return code
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+#: C1 controls (U+009B is a terminal's CSI), bidirectional overrides and isolates, and the two
+#: Unicode line breaks: a paste may hold them, and printed raw they can rewrite what a terminal
+#: or an editor shows. Text shows them escaped; JSON escapes them as \\uXXXX.
+_UNSAFE = frozenset(
+    [*map(chr, range(0x80, 0xA0)), "\u061c", "\u200e", "\u200f", "\u2028", "\u2029"]
+    + [chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))]
+)
+
+
+def _visible(text: str) -> str:
+    if not any(char in _UNSAFE for char in text):
+        return text
+    return "".join(f"\\u{ord(char):04x}" if char in _UNSAFE else char for char in text)
 
 
 def _base_url(options: Options) -> str:
@@ -201,16 +258,62 @@ def _read_text(options: Options) -> str:
     if stdin is None or (not options.args and stdin.isatty()):
         raise UsageError("explain needs TEXT, as an argument or on standard input")
     try:
-        data = stdin.buffer.read()
+        return decode(_read_tail(stdin.buffer))
     except (OSError, ValueError) as error:
         raise UsageError(f"cannot read standard input: {error}") from None
-    return decode(data)
 
 
-def _print_json(value: object) -> None:
+def _read_tail(stream: IO[bytes]) -> bytes:
+    """The stream's bytes, of which only the tail that the matcher reads is kept: a gigabyte
+    piped in costs a few megabytes of memory, not two gigabytes. A UTF-16 byte-order mark at
+    the start is kept, and the tail stays aligned to it."""
+    from autograd_errors.normalize import MAX_CHARS
+
+    keep = 4 * MAX_CHARS  # bytes: a character takes at most four
+    head = b""
+    tail = bytearray()
+    while chunk := stream.read(1 << 20):
+        if len(head) < 4:
+            head = (head + chunk)[:4]
+        tail += chunk
+        if len(tail) > 2 * keep:
+            del tail[: len(tail) - keep - (len(tail) - keep) % 4]
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") and not tail.startswith(head[:2]):
+        return head[:2] + bytes(tail)
+    return bytes(tail)
+
+
+def _json_text(value: object) -> str:
+    """JSON that stays valid JSON whatever stdout's encoding: characters the stream cannot
+    encode, and the unsafe ones of :data:`_UNSAFE`, become ``\\uXXXX`` escapes (they can only
+    occur inside strings)."""
     import json
 
-    print(json.dumps(value, ensure_ascii=False, indent=2))
+    text = json.dumps(value, ensure_ascii=False, indent=2)
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        "".encode(encoding)
+    except LookupError:
+        encoding = "utf-8"
+
+    def escaped(char: str) -> str:
+        if char not in _UNSAFE:
+            try:
+                char.encode(encoding)
+                return char
+            except UnicodeEncodeError:
+                pass
+        return json.dumps(char)[1:-1] if ord(char) > 0xFFFF else f"\\u{ord(char):04x}"
+
+    if text.isascii():
+        return text
+    return "".join(char if char.isascii() else escaped(char) for char in text)
+
+
+def _print_json(value: object, code: int) -> int:
+    _Run.code = code
+    print(_json_text(value))
+    return code
 
 
 def _load_catalog() -> Catalog:
@@ -228,18 +331,17 @@ def _explain(options: Options) -> int:
         raise UsageError("explain got no text (only whitespace)")
     explanation = explain(text, _load_catalog())
     base_url = _base_url(options)
+    code = EXIT_OK if explanation.matches else EXIT_NO_MATCH
     if options.json:
-        _print_json(
+        return _print_json(
             {
                 "query": text,
                 "matches": [report.match_json(m, base_url) for m in explanation.matches],
-            }
+            },
+            code,
         )
-    else:
-        print(
-            report.explanation_text(explanation, base_url, _style(sys.stdout), _width(sys.stdout))
-        )
-    return EXIT_OK if explanation.matches else EXIT_NO_MATCH
+    style, width = _style(sys.stdout), _width(sys.stdout)
+    return _output(report.explanation_text(explanation, base_url, style, width), code)
 
 
 def _list(options: Options) -> int:
@@ -248,10 +350,9 @@ def _list(options: Options) -> int:
     entries = list(_load_catalog())
     base_url = _base_url(options)
     if options.json:
-        _print_json({"entries": [report.entry_json(entry, base_url) for entry in entries]})
-    else:
-        print(report.list_text(entries, _style(sys.stdout)))
-    return EXIT_OK
+        entries_json = [report.entry_json(entry, base_url) for entry in entries]
+        return _print_json({"entries": entries_json}, EXIT_OK)
+    return _output(report.list_text(entries, _style(sys.stdout)), EXIT_OK)
 
 
 def _show(options: Options) -> int:
@@ -268,10 +369,9 @@ def _show(options: Options) -> int:
     entry = catalog[wanted]
     base_url = _base_url(options)
     if options.json:
-        _print_json(report.entry_detail_json(entry, base_url))
-    else:
-        print(report.entry_text(entry, base_url, _style(sys.stdout), _width(sys.stdout)))
-    return EXIT_OK
+        return _print_json(report.entry_detail_json(entry, base_url), EXIT_OK)
+    style, width = _style(sys.stdout), _width(sys.stdout)
+    return _output(report.entry_text(entry, base_url, style, width), EXIT_OK)
 
 
 def _check(options: Options) -> int:

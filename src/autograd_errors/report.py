@@ -75,6 +75,10 @@ def entry_detail_json(entry: Entry, base_url: str) -> dict[str, Any]:
         cause=entry.cause,
         fix=entry.fix,
         related=list(entry.related),
+        causes=[
+            {"id": c.id, "text": c.text, "fix": c.fix, "sources": list(c.sources)}
+            for c in entry.causes
+        ],
         retired=(
             {"last_release": entry.retired.last_release, "replaced_by": entry.retired.replaced_by}
             if entry.retired
@@ -170,6 +174,7 @@ def _match_lines(match: Match, label: str, base_url: str, style: Style, width: i
         out.append(style.bold("  In your paste"))
         for line in details:
             out += _paragraphs(line, width, "    ")
+    out += _causes_lines(entry, style, width)
     out.append("")
     out.append(style.bold("  Why"))
     out += _paragraphs(entry.cause, width, "    ")
@@ -177,6 +182,17 @@ def _match_lines(match: Match, label: str, base_url: str, style: Style, width: i
     out += _paragraphs(entry.fix, width, "    ")
     out.append("")
     out.append(f"  {style.bold('More:')} {page_url(base_url, entry)}")
+    return out
+
+
+def _causes_lines(entry: Entry, style: Style, width: int) -> list[str]:
+    """The entry's common causes, most common first, each with its fix."""
+    if not entry.causes:
+        return []
+    out = ["", style.bold("  Common causes, most common first")]
+    for number, cause in enumerate(entry.causes, 1):
+        out += _paragraphs(f"{number}. {cause.text}", width, "    ")
+        out += _paragraphs(f"Fix: {cause.fix}", width, "       ")
     return out
 
 
@@ -197,6 +213,8 @@ def entry_text(entry: Entry, base_url: str, style: Style, width: int) -> str:
     for wording in entry.wordings:
         out.append(f"    {wording.variant}: {wording.releases.describe()}")
         out += _paragraphs(f"{wording.exception}: {wording.template.render({})}", width, "      ")
+    out += _causes_lines(entry, style, width)
+    out.append("")
     out.append(style.bold("  Why"))
     out += _paragraphs(entry.cause, width, "    ")
     out.append(style.bold("  Fix"))
