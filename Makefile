@@ -10,7 +10,7 @@ INSTALLED := $(VENV)/.installed
 SPHINX := $(BIN)/sphinx-build -W --keep-going -n -c . docs _build/html
 PORT ?= 8000
 
-.PHONY: setup docs serve test lint bench matrix browser clean
+.PHONY: setup docs serve test lint bench matrix browser clean mutate
 
 setup: $(INSTALLED)
 
@@ -44,15 +44,24 @@ browser:
 test: $(INSTALLED) browser
 	$(BIN)/ruff check --no-cache .
 	$(BIN)/ruff format --no-cache --check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 
-bench: $(INSTALLED)
+bench: docs
 	$(BIN)/python benchmarks/cold_start.py
 	$(BIN)/python benchmarks/hostile_inputs.py
 	$(BIN)/python benchmarks/docs_build.py
+	$(BIN)/python benchmarks/search_rate.py
+
+# Mutation testing of the matcher, catalog, releases and verdicts (not part of `make test`:
+# it runs the fast tests once per mutant, about an hour here). Prints the surviving mutants.
+mutate: $(INSTALLED)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[mutate]"
+	$(BIN)/mutmut run --max-children 2 || true
+	$(BIN)/mutmut results
 
 # Not part of `make test`: several GB of torch builds. MATRIX_RELEASES="2.5.1 2.9.1" adds others.
 MATRIX_RELEASES ?= 1.13.1 2.1.2 2.13.0 2.14.1

@@ -23,7 +23,7 @@ from autograd_errors.templates import Template, TemplateError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
     from typing import Any
 
 ENTRIES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "entries")
@@ -36,6 +36,11 @@ _EXCEPTION_ENDINGS = ("Error", "Warning", "Exception")
 
 class CatalogError(ValueError):
     """A record that breaks the catalog's rules; the message names the file and the key."""
+
+
+# The record classes are hand-written ``__slots__`` classes, not dataclasses: importing
+# ``dataclasses`` (and the ``inspect`` and ``re`` it pulls in) would cost ``explain`` a good part of
+# its start-up, which must stay close to a bare interpreter's (see benchmarks/cold_start.py).
 
 
 class Wording:
@@ -79,8 +84,11 @@ class Wording:
         self.form = form
         # Parsing every template would cost explain most of its start-up; a wording whose
         # anchor (the text a match must start with) is known is parsed when it is first needed.
-        self._template = None if anchor is not None else Template(message)
-        self.anchor = anchor if anchor is not None else self._template.anchor
+        self._template: Template | None = None
+        if anchor is None:
+            self._template = Template(message)
+            anchor = self._template.anchor
+        self.anchor = anchor
 
     @property
     def template(self) -> Template:
@@ -434,7 +442,9 @@ def _build(
     return Catalog(entries)
 
 
-def _checked(where: str, table: dict[str, Any], keys: dict[str, type], required: set[str]) -> None:
+def _checked(
+    where: str, table: dict[str, Any], keys: Mapping[str, type], required: set[str]
+) -> None:
     for key, value in table.items():
         if key not in keys:
             raise CatalogError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(keys))})")
@@ -498,7 +508,7 @@ def _entry_from(
     for n, table in enumerate(record.get("hint", [])):
         _checked(f"{where}: hint {n + 1}", table, _HINT_KEYS, set(_HINT_KEYS))
         hints.append(Hint(**table))
-    causes = []
+    causes: list[Cause] = []
     for n, table in enumerate(record.get("common_cause", [])):
         _checked(f"{where}: common_cause {n + 1}", table, _CAUSE_KEYS, {"id", "text", "fix"})
         if not all(isinstance(item, str) for item in table.get("sources", [])):
