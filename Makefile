@@ -53,6 +53,7 @@ lint: $(INSTALLED)
 bench: docs
 	$(BIN)/python benchmarks/cold_start.py
 	$(BIN)/python benchmarks/hostile_inputs.py
+	$(BIN)/python benchmarks/hook_cost.py
 	$(BIN)/python benchmarks/docs_build.py
 	$(BIN)/python benchmarks/search_rate.py
 

@@ -12,6 +12,8 @@ from helpers import copy_project, sphinx_build
 
 from autograd_errors import catalog
 
+pytest_plugins = ["pytester"]  # the pytest plugin's tests run pytest on test files of their own
+
 
 @pytest.fixture(scope="session")
 def packaged_catalog() -> catalog.Catalog:

@@ -524,3 +524,101 @@ def test_ctrl_c_while_waiting_for_a_paste_exits_130_quietly(cli_env):
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=30)
     assert (process.returncode, stdout, stderr) == (130, b"", b"")
+
+
+# run: a program with the answer after its traceback (issue 15) ----------------------------
+
+PROGRAM = """\
+import sys
+import torch
+
+print("argv:", sys.argv, "name:", __name__)
+if sys.argv[1:] == ["--exit"]:
+    sys.exit(7)
+x = torch.randn(3, requires_grad=True)
+x += 1
+"""
+
+
+@pytest.fixture
+def program(tmp_path):
+    (tmp_path / "train.py").write_text(PROGRAM, encoding="utf-8")
+    (tmp_path / "trainer").mkdir()
+    (tmp_path / "trainer" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "trainer" / "__main__.py").write_text(PROGRAM, encoding="utf-8")
+    return tmp_path
+
+
+def _in(directory, *command: str, cli_env) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        list(command), capture_output=True, text=True, cwd=directory, env=cli_env, timeout=120
+    )
+
+
+def test_run_a_script_as_python_would_with_the_answer_after(program, cli_env):
+    python = _in(program, sys.executable, "train.py", "--lr", "3", cli_env=cli_env)
+    ours = _in(
+        program,
+        sys.executable,
+        "-m",
+        "autograd_errors",
+        "run",
+        "train.py",
+        "--lr",
+        "3",
+        cli_env=cli_env,
+    )
+    assert python.returncode == ours.returncode == 1
+    assert ours.stdout == python.stdout == "argv: ['train.py', '--lr', '3'] name: __main__\n"
+    assert ours.stderr.startswith(python.stderr)
+    added = ours.stderr[len(python.stderr) :]
+    assert added.startswith("\nautograd-errors: In-place change to a leaf tensor")
+    assert added.rstrip().endswith("/errors/inplace/leaf-inplace.html")
+
+
+def test_run_a_module_with_dash_m(program, cli_env):
+    python = _in(program, sys.executable, "-m", "trainer", "x", cli_env=cli_env)
+    ours = _in(
+        program,
+        sys.executable,
+        "-m",
+        "autograd_errors",
+        "run",
+        "-m",
+        "trainer",
+        "x",
+        cli_env=cli_env,
+    )
+    assert python.returncode == ours.returncode == 1
+    assert ours.stdout == python.stdout
+    assert ours.stdout.startswith(f"argv: ['{program / 'trainer' / '__main__.py'}', 'x']")
+    assert "(leaf-inplace)" in ours.stderr
+
+
+def test_run_keeps_the_programs_exit_code(program, cli_env):
+    ours = _in(
+        program,
+        sys.executable,
+        "-m",
+        "autograd_errors",
+        "run",
+        "train.py",
+        "--exit",
+        cli_env=cli_env,
+    )
+    assert (ours.returncode, ours.stderr) == (7, "")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("run",), "run needs a script, or -m and a module"),
+        (("run", "-m"), "run needs a script, or -m and a module"),
+        (("run", "no-such-script.py"), "run: cannot open 'no-such-script.py': no such file"),
+        (("run", "-m", "no_such_module_here"), "run: no module named 'no_such_module_here'"),
+    ],
+)
+def test_run_without_a_program_is_a_usage_error(cli, args, message):
+    result = cli(*args)
+    assert result.returncode == 2
+    assert result.stderr.decode().startswith(f"autograd-errors: {message}\n")

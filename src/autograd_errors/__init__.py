@@ -13,9 +13,11 @@ from __future__ import annotations
 TYPE_CHECKING = False
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "explain", "load_catalog"]
+__all__ = ["__version__", "explain", "install", "load_catalog", "uninstall"]
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from autograd_errors.catalog import Catalog
     from autograd_errors.matching import Explanation
 
@@ -32,3 +34,30 @@ def explain(text: str, catalog: Catalog | None = None) -> Explanation:
     from autograd_errors import matching
 
     return matching.explain(text, catalog or load_catalog())
+
+
+def install(*, warnings: bool = False) -> None:
+    """Explain known autograd errors after their traceback (see :mod:`autograd_errors.hooks`)."""
+    from autograd_errors import hooks
+
+    hooks.install(warnings=warnings)
+
+
+def uninstall() -> None:
+    """Remove what :func:`install` added."""
+    from autograd_errors import hooks
+
+    hooks.uninstall()
+
+
+def load_ipython_extension(shell: Any) -> None:
+    """``%load_ext autograd_errors`` (see :mod:`autograd_errors.ipython`)."""
+    from autograd_errors import ipython
+
+    ipython.load_ipython_extension(shell)
+
+
+def unload_ipython_extension(shell: Any) -> None:
+    from autograd_errors import ipython
+
+    ipython.unload_ipython_extension(shell)

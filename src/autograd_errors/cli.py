@@ -15,6 +15,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+    from types import TracebackType
     from typing import IO
 
     from autograd_errors.catalog import Catalog
@@ -26,6 +27,7 @@ usage: autograd-errors explain [TEXT ... | -] [--json] [--base-url URL]
        autograd-errors show ID [--json] [--base-url URL]
        autograd-errors check [--json]
        autograd-errors record [--output DIR]
+       autograd-errors run SCRIPT [ARG ...] | run -m MODULE [ARG ...]
        autograd-errors --help | --version
 """
 
@@ -42,6 +44,8 @@ commands:
   check     run every entry's gallery script on the installed torch and verify what it raises
   record    run them and write what this torch release raised to DIR/torch-<release>.json
             (DIR: the checkout's data/observed)
+  run       run a Python script (or -m a module) as python would, explaining a known autograd
+            error after its traceback; argv, __main__ and the exit code are the script's own
 
 options:
   --json          print one JSON object instead of text
@@ -177,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(argv: list[str]) -> int:
     try:
+        if argv and argv[0] == "run":
+            return _run_program(argv[1:])
         if argv and argv[0] in ("-h", "--help", "help"):
             raise _HelpRequested
         if argv and argv[0] == "--version":
@@ -191,6 +197,76 @@ def _run(argv: list[str]) -> int:
         usage = f"\n{USAGE}" if error.show_usage else ""
         print(f"autograd-errors: {error}\n{usage}", end="", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _run_program(argv: list[str]) -> int:
+    """``run SCRIPT [ARG ...]`` / ``run -m MODULE [ARG ...]``: the program runs as under
+    ``python``, with :func:`autograd_errors.install` in place. Its SystemExit passes through
+    untouched; an uncaught exception prints its traceback (without this command's frames) and
+    the answer, and exits 1, as Python does."""
+    import runpy
+
+    from autograd_errors import hooks
+
+    if not argv or argv[0] in ("-h", "--help") or argv == ["-m"]:
+        raise UsageError("run needs a script, or -m and a module")
+    module = argv[0] == "-m"
+    target, args = (argv[1], argv[2:]) if module else (argv[0], argv[1:])
+    if module:
+        import importlib.util
+
+        try:
+            spec = importlib.util.find_spec(target)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None:
+            raise UsageError(f"run: no module named {target!r}", show_usage=False)
+        sys.argv = [spec.origin or target, *args]
+        sys.path.insert(0, os.getcwd())
+    else:
+        if not os.path.isfile(target):
+            raise UsageError(f"run: cannot open {target!r}: no such file", show_usage=False)
+        sys.argv = [target, *args]
+        sys.path.insert(0, os.path.dirname(os.path.abspath(target)))
+    hooks.install(warnings=True)
+    try:
+        if module:
+            runpy.run_module(target, run_name="__main__", alter_sys=True)
+        else:
+            _run_path(target)
+    except SystemExit:
+        raise
+    except BaseException as error:  # noqa: BLE001 - the program's error, reported as Python would
+        error.__traceback__ = _program_frames(error.__traceback__, runpy.__file__)
+        sys.excepthook(type(error), error, error.__traceback__)
+        return 130 if isinstance(error, KeyboardInterrupt) else EXIT_NO_MATCH
+    return EXIT_OK
+
+
+def _run_path(script: str) -> None:
+    """Run a script as ``python SCRIPT`` does: a fresh ``__main__`` whose ``__file__`` and code
+    are the absolute path (so tracebacks read the same), ``sys.argv[0]`` left as given."""
+    import types
+
+    path = os.path.abspath(script)
+    with open(path, "rb") as handle:
+        code = compile(handle.read(), path, "exec")
+    main_module = types.ModuleType("__main__")
+    main_module.__file__ = path
+    main_module.__builtins__ = __builtins__  # type: ignore[attr-defined]
+    sys.modules["__main__"] = main_module
+    exec(code, main_module.__dict__)
+
+
+def _program_frames(traceback: TracebackType | None, runpy_file: str) -> TracebackType | None:
+    """The traceback from the program's first frame: without this module's and runpy's."""
+    ours = {os.path.abspath(__file__), os.path.abspath(runpy_file), "<frozen runpy>"}
+    while traceback is not None and (
+        traceback.tb_frame.f_code.co_filename in ours
+        or os.path.abspath(traceback.tb_frame.f_code.co_filename) in ours
+    ):
+        traceback = traceback.tb_next
+    return traceback
 
 
 def _output(text: str, code: int) -> int:

@@ -148,6 +148,47 @@ def explanation_text(explanation: Explanation, base_url: str, style: Style, widt
     return "\n".join(out)
 
 
+def short_text(explanation: Explanation, base_url: str, style: Style, width: int) -> str:
+    """The answer first, in a few lines: what happened in this paste, the most common cause and
+    its fix, the link. Other entries found in the paste get a line each. Empty for no match."""
+    if not explanation.matches:
+        return ""
+    first, *others = explanation.matches
+    entry = first.entry
+    out = [f"{style.bold(entry.title)}  {style.dim('(' + entry.id + ')')}"]
+    for line in first.details()[:2]:
+        out += _paragraphs(line, width, "  ")
+    if entry.causes:
+        out += _paragraphs(f"{style.bold('Most likely:')} {entry.causes[0].text}", width, "  ")
+        out += _paragraphs(f"{style.bold('Fix:')} {entry.causes[0].fix}", width, "  ")
+    else:
+        out += _paragraphs(f"{style.bold('Fix:')} {entry.fix}", width, "  ")
+    out.append(f"  {style.bold('More:')} {page_url(base_url, entry)}")
+    for other in others:
+        out.append(
+            f"  Also in this paste: {other.entry.title}  {style.dim('(' + other.entry.id + ')')}"
+        )
+    return "\n".join(out)
+
+
+def short_html(explanation: Explanation, base_url: str) -> str:
+    """:func:`short_text` as an HTML fragment for a notebook, with the whole explanation one
+    click away."""
+    from html import escape
+
+    plain = short_text(explanation, base_url, Style(False), 10_000).splitlines()
+    entry = explanation.matches[0].entry
+    url = escape(page_url(base_url, entry), quote=True)
+    body = "".join(f"<div>{escape(line.strip())}</div>" for line in plain[1:] if line.strip())
+    more = escape(explanation_text(explanation, base_url, Style(False), 88))
+    return (
+        '<div class="autograd-errors">'
+        f'<strong><a href="{url}" target="_blank" rel="noopener">{escape(entry.title)}</a></strong>'
+        f" <code>{escape(entry.id)}</code>{body}"
+        f"<details><summary>More</summary><pre>{more}</pre></details></div>"
+    )
+
+
 def _match_lines(match: Match, label: str, base_url: str, style: Style, width: int) -> list[str]:
     entry, wording = match.entry, match.wording
     out = [f"{label}{style.bold(entry.title)}  {style.dim('(' + entry.id + ')')}"]

@@ -1,0 +1,196 @@
+"""The answer where the error surfaces: after a script's traceback, under a notebook cell, in
+pytest's report.
+
+:func:`install` chains :data:`sys.excepthook` and :data:`threading.excepthook`: the original
+hook prints the traceback unchanged, then, for an error the catalog knows, the short answer
+follows on stderr. Installing costs next to nothing; the catalog and the matcher load only when
+an exception arrives. A hook must never make things worse, so whatever fails inside it is
+swallowed, after the original hook has run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import TracebackType
+    from typing import Any, TextIO
+
+    from autograd_errors.matching import Explanation
+
+    ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], Any]
+
+#: What :func:`install` replaced, to put back on :func:`uninstall`.
+_saved: dict[str, Any] = {}
+#: Warning call sites already pointed at: ``(filename, lineno, entry id)``.
+_pointed: set[tuple[str, int, str]] = set()
+
+
+def answer_for(error: BaseException, *, html: bool = False, width: int | None = None) -> str:
+    """The short answer for ``error`` (text, or an HTML fragment), or "" when no entry
+    explains it. Reads the exception's message and its traceback."""
+    explanation = explain_exception(error)
+    if not explanation.matches:
+        return ""
+    from autograd_errors import report
+
+    base_url = os.environ.get("AUTOGRAD_ERRORS_BASE_URL") or report.DEFAULT_BASE_URL
+    if html:
+        return report.short_html(explanation, base_url)
+    style = report.Style(_colour(sys.stderr))
+    return report.short_text(explanation, base_url, style, width or _width(sys.stderr))
+
+
+def explain_exception(error: BaseException) -> Explanation:
+    """The entries that explain an exception, read from its formatted traceback."""
+    import traceback
+
+    from autograd_errors import explain
+
+    return explain("".join(traceback.format_exception(type(error), error, error.__traceback__)))
+
+
+def _colour(stream: TextIO) -> bool:
+    try:
+        terminal = stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+    return terminal and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
+def _width(stream: TextIO) -> int:
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit():
+        return max(40, int(columns)) - 2
+    try:
+        return max(40, os.get_terminal_size(stream.fileno()).columns) - 2
+    except (AttributeError, OSError, ValueError):
+        return 78
+
+
+def _print_answer(error: BaseException | None) -> None:
+    """Print the answer for ``error`` on stderr; never raise."""
+    try:
+        if error is None or sys.stderr is None:
+            return
+        text = answer_for(error)
+        if text:
+            sys.stderr.write(f"\nautograd-errors: {text}\n")
+            sys.stderr.flush()
+    except Exception:  # noqa: BLE001 - a broken answer must not hide the traceback
+        pass
+
+
+def _excepthook(
+    kind: type[BaseException], error: BaseException, traceback: TracebackType | None
+) -> None:
+    original: ExceptHook = _saved.get("excepthook", sys.__excepthook__)
+    try:
+        original(kind, error, traceback)
+    except Exception:  # noqa: BLE001 - an original hook that fails still leaves a traceback
+        sys.__excepthook__(kind, error, traceback)
+    _print_answer(error)
+
+
+def _threading_excepthook(args: Any) -> None:
+    import threading
+
+    original = _saved.get("threading_excepthook", threading.__excepthook__)
+    try:
+        original(args)
+    except Exception:  # noqa: BLE001
+        threading.__excepthook__(args)
+    _print_answer(args.exc_value)
+
+
+def _showwarning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    _saved["showwarning"](message, category, filename, lineno, file, line)
+    try:
+        from autograd_errors import explain, report
+
+        explanation = explain(f"{category.__name__}: {message}")
+        if not explanation.matches:
+            return
+        entry = explanation.matches[0].entry
+        if (filename, lineno, entry.id) in _pointed:
+            return
+        _pointed.add((filename, lineno, entry.id))
+        base_url = os.environ.get("AUTOGRAD_ERRORS_BASE_URL") or report.DEFAULT_BASE_URL
+        stream = file or sys.stderr
+        stream.write(f"autograd-errors: {entry.title}: {report.page_url(base_url, entry)}\n")
+    except Exception:  # noqa: BLE001 - a pointer is a courtesy, never a new failure
+        pass
+
+
+class _ThreadingWatcher:
+    """Chains :data:`threading.excepthook` when a program that had not imported
+    :mod:`threading` does: importing it in :func:`install` would cost more than the rest of
+    installing together."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "threading":
+            return None
+        sys.meta_path.remove(self)
+        from importlib.machinery import PathFinder
+
+        spec = PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return spec
+        load = spec.loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            load(module)
+            _chain_threading(module)
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+def _chain_threading(threading: Any) -> None:
+    if "excepthook" in _saved and "threading_excepthook" not in _saved:
+        _saved["threading_excepthook"] = threading.excepthook
+        threading.excepthook = _threading_excepthook
+
+
+def install(*, warnings: bool = False) -> None:
+    """Explain known autograd errors after their traceback, in the main thread and in others;
+    with ``warnings=True``, point at the entry of each known warning, once per call site.
+
+    Installing twice is harmless; :func:`uninstall` restores the previous hooks."""
+    if "excepthook" not in _saved:
+        _saved["excepthook"] = sys.excepthook
+        sys.excepthook = _excepthook
+        if "threading" in sys.modules:
+            _chain_threading(sys.modules["threading"])
+        else:
+            sys.meta_path.insert(0, _ThreadingWatcher())
+    if warnings and "showwarning" not in _saved:
+        import warnings as warnings_module
+
+        _saved["showwarning"] = warnings_module.showwarning
+        warnings_module.showwarning = _showwarning
+
+
+def uninstall() -> None:
+    """Put back the hooks :func:`install` replaced."""
+    import warnings
+
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _ThreadingWatcher)]
+    if "threading_excepthook" in _saved:
+        threading: Any = sys.modules["threading"]
+        threading.excepthook = _saved.pop("threading_excepthook")
+    if "excepthook" in _saved:
+        sys.excepthook = _saved.pop("excepthook")
+    if "showwarning" in _saved:
+        warnings.showwarning = _saved.pop("showwarning")
+    _pointed.clear()
