@@ -152,6 +152,24 @@ def test_show_gives_one_entry_with_its_wordings(cli):
     assert "buffers: torch 0.2.0 to 1.5.1" in text
 
 
+def test_show_repro_prints_the_bundled_script(cli):
+    result = cli("show", "leaf-inplace", "--repro")
+    assert result.returncode == 0
+    script = Path(__file__).parent.parent / "gallery" / "inplace" / "leaf-inplace.py"
+    assert result.stdout.decode() == script.read_text(encoding="utf-8").rstrip("\n") + "\n"
+    assert cli("show", "leaf-inplace", "--repro", "--json").returncode == 2
+
+
+@pytest.mark.parametrize(("columns", "longest"), [("50", 48), ("120", 118), ("", 78)])
+def test_text_fills_columns_or_80(cli, columns, longest):
+    env = {"COLUMNS": columns} if columns else {}
+    result = cli("show", "inplace-modified", env=env)
+    lines = result.stdout.decode().splitlines()
+    prose = [line for line in lines if "://" not in line]
+    assert max(map(len, prose)) <= longest
+    assert max(map(len, prose)) > longest - 12
+
+
 @pytest.mark.parametrize("entry_id", ["backward-twice", "leaf-inplace", "grad-is-none"])
 def test_show_json_carries_every_fact_of_the_record(cli, entry_id):
     import tomllib
@@ -266,22 +284,32 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(cli, cli_env):
     assert "\x1b[" not in out(cli("explain", LEAF))
 
 
-def test_explain_without_text_on_a_terminal_is_a_usage_error(cli_env):
+@pytest.mark.parametrize(("typed", "code"), [(LEAF + "\n", 0), ("", 2)])
+def test_explain_without_text_on_a_terminal_invites_a_paste(cli_env, typed, code):
     controller, terminal = pty.openpty()
     try:
-        result = subprocess.run(
+        process = subprocess.Popen(
             [sys.executable, "-m", "autograd_errors", "explain"],
             stdin=terminal,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             env=cli_env,
-            timeout=60,
-            check=False,
         )
+        assert process.stderr is not None
+        prompt = process.stderr.readline()
+        assert prompt == (
+            b"Paste the error or the whole traceback, then press Ctrl-D on a line of its own:\n"
+        )
+        os.write(controller, typed.encode() + b"\x04")
+        stdout, stderr = process.communicate(timeout=60)
     finally:
         os.close(terminal)
         os.close(controller)
-    assert result.returncode == 2
-    assert b"explain needs TEXT" in result.stderr
+    assert process.returncode == code
+    if code == 0:
+        assert stdout.decode().startswith("In-place change to a leaf tensor")
+    else:
+        assert b"explain got no text" in stderr
 
 
 def test_help_and_version(cli):

@@ -19,12 +19,11 @@ if TYPE_CHECKING:
     from typing import IO
 
     from autograd_errors.catalog import Catalog
-    from autograd_errors.report import Style
 
 USAGE = """\
 usage: autograd-errors explain [TEXT ... | -] [--json] [--base-url URL]
        autograd-errors list [--json] [--base-url URL]
-       autograd-errors show ID [--json] [--base-url URL]
+       autograd-errors show ID [--json | --repro] [--base-url URL]
        autograd-errors check [--json]
        autograd-errors record [--output DIR]
        autograd-errors run SCRIPT [ARG ...] | run -m MODULE [ARG ...]
@@ -49,6 +48,7 @@ commands:
 
 options:
   --json          print one JSON object instead of text
+  --repro         show: print the entry's gallery script (the repro and its fixes)
   --output DIR    where record writes its file
   --base-url URL  site that the printed links point to
                   (default: $AUTOGRAD_ERRORS_BASE_URL, else the published site)
@@ -79,6 +79,7 @@ class Options:
         self.json = False
         self.base_url: str | None = None
         self.output: str | None = None
+        self.repro = False
 
 
 _COMMANDS = {
@@ -106,6 +107,8 @@ def parse(argv: list[str]) -> Options:
             positional_only = True
         elif arg == "--json":
             options.json = True
+        elif command == "show" and arg == "--repro":
+            options.repro = True
         elif arg == "--base-url" or arg.startswith("--base-url="):
             options.base_url = _option_value(arg, rest_iter, "a URL")
         elif command == "record" and (arg == "--output" or arg.startswith("--output=")):
@@ -306,21 +309,6 @@ def _base_url(options: Options) -> str:
     return options.base_url or os.environ.get("AUTOGRAD_ERRORS_BASE_URL") or DEFAULT_BASE_URL
 
 
-def _style(stream: IO[str]) -> Style:
-    from autograd_errors.report import Style
-
-    colour = stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
-    return Style(bool(colour))
-
-
-def _width(stream: IO[str]) -> int:
-    try:
-        columns = os.get_terminal_size(stream.fileno()).columns
-    except (OSError, ValueError, AttributeError):
-        columns = 88
-    return max(40, min(columns, 100)) - 2
-
-
 def _read_text(options: Options) -> str:
     from autograd_errors.normalize import decode
 
@@ -331,8 +319,14 @@ def _read_text(options: Options) -> str:
         # Undecodable bytes in argv arrive as surrogates; make them visible replacement marks.
         return joined.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     stdin = sys.stdin
-    if stdin is None or (not options.args and stdin.isatty()):
+    if stdin is None:
         raise UsageError("explain needs TEXT, as an argument or on standard input")
+    if not options.args and stdin.isatty():
+        print(
+            "Paste the error or the whole traceback, then press Ctrl-D on a line of its own:",
+            file=sys.stderr,
+            flush=True,
+        )
     try:
         return decode(_read_tail(stdin.buffer))
     except (OSError, ValueError) as error:
@@ -348,12 +342,15 @@ def _read_tail(stream: IO[bytes]) -> bytes:
     keep = 4 * MAX_CHARS  # bytes: a character takes at most four
     head = b""
     tail = bytearray()
-    while chunk := stream.read(1 << 20):
+    size = 1 << 20
+    while chunk := stream.read(size):
         if len(head) < 4:
             head = (head + chunk)[:4]
         tail += chunk
         if len(tail) > 2 * keep:
             del tail[: len(tail) - keep - (len(tail) - keep) % 4]
+        if len(chunk) < size:
+            break  # a buffered read is short only at the end; a terminal's Ctrl-D is not sticky
     if head[:2] in (b"\xff\xfe", b"\xfe\xff") and not tail.startswith(head[:2]):
         return head[:2] + bytes(tail)
     return bytes(tail)
@@ -416,7 +413,7 @@ def _explain(options: Options) -> int:
             },
             code,
         )
-    style, width = _style(sys.stdout), _width(sys.stdout)
+    style, width = report.Style.for_stream(sys.stdout), report.text_width(sys.stdout)
     return _output(report.explanation_text(explanation, base_url, style, width), code)
 
 
@@ -428,7 +425,7 @@ def _list(options: Options) -> int:
     if options.json:
         entries_json = [report.entry_json(entry, base_url) for entry in entries]
         return _print_json({"entries": entries_json}, EXIT_OK)
-    return _output(report.list_text(entries, _style(sys.stdout)), EXIT_OK)
+    return _output(report.list_text(entries, report.Style.for_stream(sys.stdout)), EXIT_OK)
 
 
 def _show(options: Options) -> int:
@@ -443,11 +440,26 @@ def _show(options: Options) -> int:
         hint = f"; did you mean {' or '.join(close)}?" if close else "; `list` shows every id"
         raise UsageError(f"no entry {wanted!r}{hint}", show_usage=False)
     entry = catalog[wanted]
+    if options.repro:
+        if options.json:
+            raise UsageError("--repro prints a script; it does not go with --json")
+        return _output(_repro(entry.id), EXIT_OK)
     base_url = _base_url(options)
     if options.json:
         return _print_json(report.entry_detail_json(entry, base_url), EXIT_OK)
-    style, width = _style(sys.stdout), _width(sys.stdout)
+    style, width = report.Style.for_stream(sys.stdout), report.text_width(sys.stdout)
     return _output(report.entry_text(entry, base_url, style, width), EXIT_OK)
+
+
+def _repro(entry_id: str) -> str:
+    """The entry's gallery script, as bundled with the package (or beside it in a checkout)."""
+    from autograd_errors import gallery
+
+    for script in gallery.scripts():
+        if script.entry_id == entry_id:
+            with open(script.path, encoding="utf-8") as handle:
+                return handle.read().rstrip("\n")
+    raise UsageError(f"no gallery script for {entry_id!r} in this installation", show_usage=False)
 
 
 def _check(options: Options) -> int:

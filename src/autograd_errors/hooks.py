@@ -40,8 +40,8 @@ def answer_for(error: BaseException, *, html: bool = False, width: int | None = 
     base_url = os.environ.get("AUTOGRAD_ERRORS_BASE_URL") or report.DEFAULT_BASE_URL
     if html:
         return report.short_html(explanation, base_url)
-    style = report.Style(_colour(sys.stderr))
-    return report.short_text(explanation, base_url, style, width or _width(sys.stderr))
+    style = report.Style.for_stream(sys.stderr)
+    return report.short_text(explanation, base_url, style, width or report.text_width(sys.stderr))
 
 
 def explain_exception(error: BaseException) -> Explanation:
@@ -51,24 +51,6 @@ def explain_exception(error: BaseException) -> Explanation:
     from autograd_errors import explain
 
     return explain("".join(traceback.format_exception(type(error), error, error.__traceback__)))
-
-
-def _colour(stream: TextIO) -> bool:
-    try:
-        terminal = stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-    return terminal and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
-
-
-def _width(stream: TextIO) -> int:
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit():
-        return max(40, int(columns)) - 2
-    try:
-        return max(40, os.get_terminal_size(stream.fileno()).columns) - 2
-    except (AttributeError, OSError, ValueError):
-        return 78
 
 
 def _print_answer(error: BaseException | None) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import IO, Any
 
     from autograd_errors.catalog import Entry
     from autograd_errors.matching import Explanation, Match
@@ -23,6 +25,15 @@ class Style:
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
 
+    @classmethod
+    def for_stream(cls, stream: IO[str] | None) -> Style:
+        """Colour only on a terminal, and never with NO_COLOR set or TERM=dumb."""
+        try:
+            terminal = stream is not None and stream.isatty()
+        except (AttributeError, ValueError):
+            terminal = False
+        return cls(terminal and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb")
+
     def _wrap(self, code: str, text: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
 
@@ -34,6 +45,19 @@ class Style:
 
     def red(self, text: str) -> str:
         return self._wrap("31", text)
+
+
+def text_width(stream: IO[str] | None) -> int:
+    """The columns text is filled to: $COLUMNS when set, else the terminal's width, else 80."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit():
+        width = int(columns)
+    else:
+        try:
+            width = os.get_terminal_size(stream.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, OSError, ValueError):
+            width = 80
+    return max(40, width) - 2
 
 
 # JSON ---------------------------------------------------------------------------------------
@@ -148,6 +172,14 @@ def explanation_text(explanation: Explanation, base_url: str, style: Style, widt
     return "\n".join(out)
 
 
+def _heading(entry: Entry, label: str, style: Style, width: int) -> list[str]:
+    """The entry's title and id, on one line when they fit."""
+    if len(label) + len(entry.title) + len(entry.id) + 4 <= width:
+        return [f"{label}{style.bold(entry.title)}  {style.dim('(' + entry.id + ')')}"]
+    lines = [style.bold(line) for line in _paragraphs(label + entry.title, width, "")]
+    return [*lines, style.dim(f"  ({entry.id})")]
+
+
 def short_text(explanation: Explanation, base_url: str, style: Style, width: int) -> str:
     """The answer first, in a few lines: what happened in this paste, the most common cause and
     its fix, the link. Other entries found in the paste get a line each. Empty for no match."""
@@ -155,7 +187,7 @@ def short_text(explanation: Explanation, base_url: str, style: Style, width: int
         return ""
     first, *others = explanation.matches
     entry = first.entry
-    out = [f"{style.bold(entry.title)}  {style.dim('(' + entry.id + ')')}"]
+    out = _heading(entry, "", style, width)
     for line in first.details()[:2]:
         out += _paragraphs(line, width, "  ")
     if entry.causes:
@@ -191,7 +223,7 @@ def short_html(explanation: Explanation, base_url: str) -> str:
 
 def _match_lines(match: Match, label: str, base_url: str, style: Style, width: int) -> list[str]:
     entry, wording = match.entry, match.wording
-    out = [f"{label}{style.bold(entry.title)}  {style.dim('(' + entry.id + ')')}"]
+    out = _heading(entry, label, style, width)
     out += _paragraphs(f"{wording.exception}: {match.message}", width, "  ")
     coverage = "" if match.score >= 1 else f" Your paste stops {round(match.score * 100)}% into it."
     out.append(
@@ -238,7 +270,7 @@ def _causes_lines(entry: Entry, style: Style, width: int) -> list[str]:
 
 
 def entry_text(entry: Entry, base_url: str, style: Style, width: int) -> str:
-    out = [f"{style.bold(entry.title)}  {style.dim('(' + entry.id + ')')}"]
+    out = _heading(entry, "", style, width)
     if entry.is_pitfall:
         out.append("  A silent pitfall: nothing is raised.")
     else:
