@@ -123,6 +123,24 @@ torch.testing.assert_close(teacher.weight.detach(), expected)
 print("teacher.weight is a leaf:", teacher.weight.is_leaf)
 
 # %%
+# Computing the teacher's output under ``torch.no_grad()`` keeps its weights out of the graph
+# just as well, even if it is never frozen; the EMA update after backward is then safe too:
+
+student = torch.nn.Linear(3, 1)
+teacher = torch.nn.Linear(3, 1)
+with torch.no_grad():
+    target = teacher(batch)  # fix: ema-after-forward
+diff = student(batch) - target
+((diff**2).mean()).backward()
+torch.testing.assert_close(
+    student.weight.grad, 2 / 4 * (diff.detach() * batch).sum(0, keepdim=True)
+)
+with torch.no_grad():
+    for t, s in zip(teacher.parameters(), student.parameters(), strict=True):
+        t.mul_(0.99).add_(0.01 * s)
+assert teacher.weight.is_leaf
+
+# %%
 # Fix 3: take a detached copy instead of ``detach_()``
 # ----------------------------------------------------
 # ``x.detach()`` returns a new tensor and leaves ``x`` alone: the graph keeps its leaf, and the

@@ -45,12 +45,14 @@ for warning in caught:
 
 weights = torch.randn(3, requires_grad=True).to(torch.float64)
 scaled = torch.randn(3, requires_grad=True) * 0.01
-(weights.sum() + scaled.sum()).backward()
+cast = torch.randn(3, requires_grad=True).type(torch.float64)
+(weights.sum() + scaled.sum() + cast.sum()).backward()
 print(f"weights: is_leaf={weights.is_leaf}, grad_fn={type(weights.grad_fn).__name__}")
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     print("weights.grad =", weights.grad)  # cause: moved-after-creation
     print("scaled.grad =", scaled.grad)  # cause: moved-after-creation
+    print("cast.grad =", cast.grad)  # cause: moved-after-creation
 for warning in caught:
     print(f"{warning.category.__name__}: {str(warning.message)[:80]}...")
 

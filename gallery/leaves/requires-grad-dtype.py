@@ -69,6 +69,12 @@ try:
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
+labels = torch.tensor([0, 2, 1, 1])
+try:
+    labels.requires_grad_()  # cause: indices-or-masks
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
 mask = scores > 0
 try:
     mask.requires_grad_()  # cause: indices-or-masks

@@ -70,6 +70,11 @@ try:
 except TypeError as error:
     print(f"TypeError: {error}")
 
+try:
+    bn.running_var = np.ones(2, dtype=np.float32)  # cause: list-or-array
+except TypeError as error:
+    print(f"TypeError: {error}")
+
 module = nn.Module()
 try:
     module.register_buffer("mask", np.ones(3, dtype=bool))  # cause: list-or-array
@@ -88,6 +93,12 @@ tracker.best_loss.fill_(loss.item())  # fixed
 torch.testing.assert_close(tracker.state_dict()["best_loss"], torch.tensor(0.25))
 tracker.best_loss.fill_(0.5)  # fix: python-number
 torch.testing.assert_close(tracker.state_dict()["best_loss"], torch.tensor(0.5))
+
+counter = nn.Module()
+counter.register_buffer("steps", torch.tensor(0))
+for _ in range(3):
+    counter.steps += 1  # fix: python-number
+assert counter.state_dict()["steps"].item() == 3
 
 bn = nn.BatchNorm1d(2)
 bn.running_mean.copy_(torch.as_tensor([0.5, -0.5]))  # fix: list-or-array
@@ -127,6 +138,8 @@ assert {"running_mean", "running_var"} <= set(bn.state_dict())
 module = nn.Module()
 module.register_buffer("mask", torch.from_numpy(np.ones(3, dtype=bool)))  # fix: list-or-array
 module.register_buffer("pos_weight", torch.tensor(3.0))  # fix: python-number
+module.scale = nn.Buffer(torch.ones(2))  # torch 2.5 and later: a buffer by assignment
+assert "scale" in dict(module.named_buffers())
 print("state:", {name: value.tolist() for name, value in module.state_dict().items()})
 
 # %%

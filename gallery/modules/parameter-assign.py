@@ -84,6 +84,11 @@ try:
 except TypeError as error:
     print(f"TypeError: {error}")
 
+try:
+    layer.weight = 0.5  # cause: replace-values
+except TypeError as error:
+    print(f"TypeError: {error}")
+
 module = nn.Module()
 try:
     module.register_parameter("scale", torch.ones(3))  # cause: register-parameter-tensor
@@ -120,6 +125,10 @@ with torch.no_grad():
     layer.weight.copy_(values)  # fix: replace-values
 layer(inputs).sum().backward()
 torch.testing.assert_close(layer.weight.grad, inputs.sum(0, keepdim=True))
+
+with torch.no_grad():
+    layer.weight.fill_(0.5)  # fix: replace-values
+torch.testing.assert_close(layer.weight.detach(), torch.full((1, 3), 0.5))
 
 # %%
 # ``copy_`` keeps the parameter's shape, but it only checks that the values *broadcast* to it:
