@@ -71,6 +71,15 @@ out.sum().backward()  # cause: captured-leaf-offload
 torch.testing.assert_close(x.grad, weight.detach())
 
 # %%
+# And for hooks of your own, here ones that save a copy of each tensor:
+
+x = torch.ones(3, requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
+    out = ScaleByWeight.apply(x)
+out.sum().backward()  # cause: captured-leaf-offload
+torch.testing.assert_close(x.grad, weight.detach())
+
+# %%
 # What has not changed: the captured leaf gets no gradient
 # --------------------------------------------------------
 # Autograd knows a custom Function depends only on the tensors passed to ``apply()``. The
