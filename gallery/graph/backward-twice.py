@@ -37,10 +37,10 @@ except RuntimeError as error:
 # %%
 # Zeroing the gradients does not help: the missing piece is the saved tensors, not ``.grad``.
 #
-# The hidden version: state carried across steps
-# ----------------------------------------------
-# The notes met this error in a recurrent cell that kept its hidden state between steps as
-# ``self.hx = out``. The first step's backward works. The second step's graph reaches back,
+# The common causes
+# -----------------
+# State carried across steps. A recurrent cell that keeps its hidden state between steps as
+# ``self.hx = out``: the first step's backward works, and the second step's graph reaches back,
 # through ``self.hx``, into the first step's graph, whose saved tensors are already freed.
 
 
@@ -62,8 +62,79 @@ cell = Cell(4, carry_graph=True)
 try:
     for step in range(2):
         loss = cell(torch.randn(1, 4)).sum()
-        loss.backward()
+        loss.backward()  # cause: carried-state
         print(f"step {step}: backward ran")
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# A running average works the same way, whether it lives in a variable or in a module's buffer
+# (see :doc:`/errors/modules/buffer-assign`):
+
+layer = torch.nn.Linear(3, 1)
+running_mean = torch.zeros(())
+try:
+    for _ in range(2):
+        out = layer(torch.randn(4, 3))
+        running_mean = 0.9 * running_mean + 0.1 * out.mean()
+        (out.pow(2).mean() + running_mean).backward()  # cause: carried-state
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# A GAN whose discriminator step sees the generator's output without ``detach()``: the
+# discriminator's backward also runs through the generator, and frees its graph; the generator
+# step then needs that graph again.
+
+generator = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.Tanh())
+discriminator = torch.nn.Linear(3, 1)
+real = torch.randn(4, 3)
+criterion = torch.nn.BCEWithLogitsLoss()
+ones, zeros = torch.ones(4, 1), torch.zeros(4, 1)
+fake = generator(torch.randn(4, 2))
+d_loss = criterion(discriminator(real), ones) + criterion(discriminator(fake), zeros)
+d_loss.backward()
+try:
+    g_loss = criterion(discriminator(fake), ones)
+    g_loss.backward()  # cause: gan-not-detached
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# A tensor computed from parameters once, before the loop, and used in every iteration: the
+# first iteration's backward frees the graph behind it.
+
+weight = torch.randn(3, 3, requires_grad=True)
+normalized = weight / weight.norm()  # computed once
+try:
+    for _ in range(2):
+        loss = (torch.randn(5, 3) @ normalized).pow(2).sum()
+        loss.backward()  # cause: computed-before-loop
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# A running total that keeps every iteration's graph, with a backward on each iteration:
+
+weight = torch.randn(3, requires_grad=True)
+total = torch.zeros(())
+try:
+    for _ in range(2):
+        loss = (torch.randn(5, 3) @ weight).pow(2).mean()
+        total = total + loss
+        total.backward()  # cause: accumulated-loss
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Two losses that share a trunk, each with its own backward:
+
+x = torch.randn(3, requires_grad=True)
+shared = torch.sin(x)
+loss_a, loss_b = shared.sum(), (shared**2).sum()
+loss_a.backward()
+try:
+    loss_b.backward()  # cause: shared-trunk
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -94,27 +165,86 @@ for _ in range(3):
     x_t = torch.randn(1, 4)
     hx = cell.hx.clone()
     loss = cell(x_t).sum()
-    loss.backward()
+    loss.backward()  # fix: carried-state
     reference = torch.tanh(x_t @ cell.W_ih + hx @ cell.W_hh).sum()
     expected = torch.autograd.grad(reference, cell.W_hh)[0]
     torch.testing.assert_close(cell.W_hh.grad, expected)
 print("three steps, each with its own graph")
 
 # %%
-# Fix 3: ``retain_graph=True``, when you do need two passes
-# ---------------------------------------------------------
-# Two losses that share part of a graph can keep it alive for the second backward. Pass
-# ``retain_graph=True`` to every backward but the last: it keeps the saved tensors in memory,
-# so it is not the fix for a loop that grows one step at a time.
+# Fix 3: one backward for losses that share a trunk
+# -------------------------------------------------
+# Sum the losses and call ``backward()`` once: a single pass through the shared part, and
+# nothing kept in memory. The gradient of ``sum(sin x) + sum(sin² x)`` is
+# ``cos x + 2 sin x cos x``:
 
 x = torch.randn(3, requires_grad=True)
 shared = torch.sin(x)
 loss_a, loss_b = shared.sum(), (shared**2).sum()
-loss_a.backward(retain_graph=True)
-loss_b.backward()
+(loss_a + loss_b).backward()  # fix: shared-trunk
 cos = torch.cos(x.detach())
 torch.testing.assert_close(x.grad, cos + 2 * torch.sin(x.detach()) * cos)
 print("x.grad =", x.grad)
+
+# %%
+# ``retain_graph=True`` on every backward but the last does the same with two passes, at the
+# price of keeping the saved tensors in memory; it is needed only when the second loss is
+# computed after the first backward (after looking at the first gradient, say). It is not the
+# fix for a loop that grows one step at a time.
+
+x.grad = None
+shared = torch.sin(x)
+loss_a, loss_b = shared.sum(), (shared**2).sum()
+loss_a.backward(retain_graph=True)
+loss_b.backward()
+torch.testing.assert_close(x.grad, cos + 2 * torch.sin(x.detach()) * cos)
+
+# %%
+# Fix 4: detach the generator's output for the discriminator
+# ----------------------------------------------------------
+# The discriminator step then stops at ``fake.detach()``; the generator step goes through the
+# generator's graph for the first time. The generator's gradient is checked against the same
+# loss built from a fresh forward pass:
+
+noise = torch.randn(4, 2)
+fake = generator(noise)
+discriminator.zero_grad()
+fake_score = discriminator(fake.detach())  # fix: gan-not-detached
+d_loss = criterion(discriminator(real), ones) + criterion(fake_score, zeros)
+d_loss.backward()
+generator.zero_grad()
+g_loss = criterion(discriminator(fake), ones)
+g_loss.backward()  # fix: gan-not-detached
+fresh_loss = criterion(discriminator(generator(noise)), ones)
+expected = torch.autograd.grad(fresh_loss, generator[0].weight)[0]
+torch.testing.assert_close(generator[0].weight.grad, expected)
+
+# %%
+# Fix 5: compute inside the loop, report totals as numbers
+# --------------------------------------------------------
+# Whatever depends on the parameters is recomputed in each iteration; a total kept for the log
+# is a Python number. Here ``loss = mean((x w)²)``, with gradient ``2/N xᵀ(x w)``:
+
+weight = torch.randn(3, 3, requires_grad=True)
+for _ in range(2):
+    weight.grad = None
+    normalized = weight / weight.norm()  # fix: computed-before-loop
+    batch = torch.randn(5, 3)
+    (batch @ normalized).pow(2).sum().backward()
+    reference = weight.detach().clone().requires_grad_()
+    (batch @ (reference / reference.norm())).pow(2).sum().backward()
+    torch.testing.assert_close(weight.grad, reference.grad)
+
+weight = torch.randn(3, requires_grad=True)
+total = 0.0
+for _ in range(2):
+    weight.grad = None
+    batch = torch.randn(5, 3)
+    loss = (batch @ weight).pow(2).mean()
+    loss.backward()  # fix: accumulated-loss
+    total += loss.item()
+    torch.testing.assert_close(weight.grad, 2 / 5 * batch.T @ (batch @ weight.detach()))
+print("total loss:", total)
 
 # %%
 # Pitfall: ``retain_graph=True`` in the recurrent loop silences the error, but every step's

@@ -81,6 +81,51 @@ def whole_model_checkpointed():
 whole_model_checkpointed()
 
 # %%
+# The common causes
+# -----------------
+# Frozen embeddings before checkpointed trainable layers, as above: the usual LoRA or adapter
+# fine-tune with gradient checkpointing switched on.
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    checkpoint(block, embedding(tokens), use_reentrant=True)  # cause: frozen-embeddings
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+
+# %%
+# Leaving ``use_reentrant`` out is the same on torch 2.13: ``checkpoint`` falls back to the
+# reentrant implementation, with a warning of its own (silenced here) asking to pass the
+# argument explicitly.
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    warnings.filterwarnings("ignore", message="torch.utils.checkpoint: the use_reentrant")
+    checkpoint(block, embedding(tokens))  # cause: frozen-embeddings
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+
+# %%
+# The first layer checkpointed directly on the data, which never requires grad:
+
+images = torch.randn(4, 3)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    features = checkpoint(block, images, use_reentrant=True)  # cause: raw-input
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+
+# %%
+# And evaluation under ``torch.no_grad()``, where the warning is harmless (see the pitfall
+# below):
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.no_grad():
+        checkpoint(block, images, use_reentrant=True)  # cause: evaluation
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+
+# %%
 # The gradient to expect
 # ----------------------
 # For ``loss = sum_i v . tanh(W e_i + b) + c`` (``v`` the head's weight, ``e_i`` the
@@ -107,9 +152,18 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     hidden = checkpoint(block, embedding(tokens), use_reentrant=False)  # fixed
 assert not caught
-head(hidden).sum().backward()
+head(hidden).sum().backward()  # fix: frozen-embeddings
 torch.testing.assert_close(block[0].weight.grad, expected_block_grad())
 print("block weight grad:", block[0].weight.grad)
+
+# %%
+# The same holds when the data go straight into the checkpointed block. For
+# ``sum(tanh(W x + b))`` the gradient of ``b`` is ``sum(1 - tanh²)`` over the batch:
+
+block.zero_grad(set_to_none=True)
+features = checkpoint(block, images, use_reentrant=False)  # fix: raw-input
+features.sum().backward()
+torch.testing.assert_close(block[0].bias.grad, (1 - block(images).detach() ** 2).sum(0))
 
 # %%
 # Fix 2: make the checkpoint's input require grad
@@ -159,7 +213,7 @@ def run_block(x):
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     with torch.no_grad():
-        evaluated = run_block(embedding(tokens))
+        evaluated = run_block(embedding(tokens))  # fix: evaluation
 assert not caught
 torch.testing.assert_close(evaluated, block(embedding(tokens)))
 

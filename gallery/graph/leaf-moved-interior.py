@@ -37,7 +37,7 @@ x.requires_grad_(False)  # broken
 x.mul_(w)  # broken
 print(f"x: is_leaf={x.is_leaf}, grad_fn={type(x.grad_fn).__name__}")
 try:
-    z.sum().backward()
+    z.sum().backward()  # cause: freeze-then-mix
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -63,7 +63,22 @@ for t, s in zip(teacher.parameters(), student.parameters(), strict=True):
     t.mul_(0.99).add_(0.01 * s)  # broken: EMA update recorded by autograd
 print(f"teacher.weight: is_leaf={teacher.weight.is_leaf}")
 try:
-    loss.backward()
+    loss.backward()  # cause: ema-after-forward
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# ``detach_()`` does the freeze in place: it turns off ``requires_grad`` on the very tensor the
+# graph ends at. A later in-place write of something that requires grad, here ``copy_`` of a
+# computed value, gives it a ``grad_fn``:
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+w = torch.tensor([0.5, 0.5, 0.5], requires_grad=True)
+z = x * 2
+x.detach_()
+x.copy_(w * 3)
+try:
+    z.sum().backward()  # cause: detach-in-place
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -77,7 +92,7 @@ x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 w = torch.tensor([0.5, 0.5, 0.5], requires_grad=True)
 z = x * 2
 scaled = x * w  # fixed
-(z.sum() + scaled.sum()).backward()
+(z.sum() + scaled.sum()).backward()  # fix: freeze-then-mix
 torch.testing.assert_close(x.grad, 2 + w.detach())
 torch.testing.assert_close(w.grad, x.detach())
 print("x.grad =", x.grad, " w.grad =", w.grad)
@@ -95,7 +110,7 @@ teacher = torch.nn.Linear(3, 1)
 teacher.requires_grad_(False)  # fixed: before the forward pass
 batch = torch.randn(4, 3)
 diff = student(batch) - teacher(batch)
-((diff**2).mean()).backward()
+((diff**2).mean()).backward()  # fix: ema-after-forward
 torch.testing.assert_close(
     student.weight.grad, 2 / 4 * (diff.detach() * batch).sum(0, keepdim=True)
 )
@@ -106,6 +121,38 @@ with torch.no_grad():
         t.mul_(0.99).add_(0.01 * s)
 torch.testing.assert_close(teacher.weight.detach(), expected)
 print("teacher.weight is a leaf:", teacher.weight.is_leaf)
+
+# %%
+# Computing the teacher's output under ``torch.no_grad()`` keeps its weights out of the graph
+# just as well, even if it is never frozen; the EMA update after backward is then safe too:
+
+student = torch.nn.Linear(3, 1)
+teacher = torch.nn.Linear(3, 1)
+with torch.no_grad():
+    target = teacher(batch)  # fix: ema-after-forward
+diff = student(batch) - target
+((diff**2).mean()).backward()
+torch.testing.assert_close(
+    student.weight.grad, 2 / 4 * (diff.detach() * batch).sum(0, keepdim=True)
+)
+with torch.no_grad():
+    for t, s in zip(teacher.parameters(), student.parameters(), strict=True):
+        t.mul_(0.99).add_(0.01 * s)
+assert teacher.weight.is_leaf
+
+# %%
+# Fix 3: take a detached copy instead of ``detach_()``
+# ----------------------------------------------------
+# ``x.detach()`` returns a new tensor and leaves ``x`` alone: the graph keeps its leaf, and the
+# copy is free for any use. The gradient of ``sum(2x)`` is 2:
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+w = torch.tensor([0.5, 0.5, 0.5], requires_grad=True)
+z = x * 2
+values = x.detach().clone()
+values.copy_(w * 3)
+z.sum().backward()  # fix: detach-in-place
+torch.testing.assert_close(x.grad, torch.full((3,), 2.0))
 
 # %%
 # Pitfall: freezing after the forward pass drops the gradient silently

@@ -56,7 +56,7 @@ class ScaleByWeight(torch.autograd.Function):
 
 x = torch.ones(3, requires_grad=True)
 out = checkpoint(ScaleByWeight.apply, x, use_reentrant=False)
-out.sum().backward()
+out.sum().backward()  # cause: captured-leaf-checkpoint
 torch.testing.assert_close(x.grad, weight.detach())
 print("x.grad =", x.grad)
 
@@ -67,7 +67,16 @@ print("x.grad =", x.grad)
 x = torch.ones(3, requires_grad=True)
 with torch.autograd.graph.save_on_cpu():
     out = ScaleByWeight.apply(x)
-out.sum().backward()
+out.sum().backward()  # cause: captured-leaf-offload
+torch.testing.assert_close(x.grad, weight.detach())
+
+# %%
+# And for hooks of your own, here ones that save a copy of each tensor:
+
+x = torch.ones(3, requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
+    out = ScaleByWeight.apply(x)
+out.sum().backward()  # cause: captured-leaf-offload
 torch.testing.assert_close(x.grad, weight.detach())
 
 # %%
@@ -104,10 +113,20 @@ class Scale(torch.autograd.Function):
 weight = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 x = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
 out = checkpoint(Scale.apply, x, weight, use_reentrant=False)
-out.sum().backward()
+out.sum().backward()  # fix: captured-leaf-checkpoint
 torch.testing.assert_close(x.grad, weight.detach())
 torch.testing.assert_close(weight.grad, x.detach())
 print("x.grad =", x.grad, " weight.grad =", weight.grad)
+
+# %%
+# And with saved tensors offloaded to the CPU:
+
+weight = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+x = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
+with torch.autograd.graph.save_on_cpu():
+    out = Scale.apply(x, weight)
+out.sum().backward()  # fix: captured-leaf-offload
+torch.testing.assert_close(weight.grad, x.detach())
 
 # %%
 # On torch 2.0 and older, a Function that cannot be changed could also be checkpointed with

@@ -14,6 +14,7 @@ to it changes ``x`` without autograd noticing. Assigning to ``x.data`` swaps the
 an optimizer).
 """
 
+import numpy as np
 import torch
 
 x = torch.tensor([1.0], requires_grad=True)
@@ -29,6 +30,32 @@ print(x, "same object:", id(x) == before)
 x = torch.tensor([1.0], requires_grad=True)
 try:
     x.data = 2  # broken
+except TypeError as error:
+    print(f"TypeError: {error}")
+
+# %%
+# The common causes
+# -----------------
+# Weights converted from NumPy (from another framework's checkpoint, say) assigned as arrays:
+
+layer = torch.nn.Linear(3, 2)
+array = np.ones((2, 3), dtype=np.float32)
+try:
+    layer.weight.data = array  # cause: numpy-weights
+except TypeError as error:
+    print(f"TypeError: {error}")
+
+# %%
+# A Python number or a list, meant as the new values:
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+try:
+    x.data = 2  # cause: python-value
+except TypeError as error:
+    print(f"TypeError: {error}")
+
+try:
+    x.data = [3.0, 4.0]  # cause: python-value
 except TypeError as error:
     print(f"TypeError: {error}")
 
@@ -62,10 +89,23 @@ print("x =", x.detach(), " x.grad =", x.grad)
 
 x = torch.tensor([1.0], requires_grad=True)
 with torch.no_grad():
-    x.fill_(2.0)
+    x.fill_(2.0)  # fix: python-value
 (x * x).backward()
 torch.testing.assert_close(x.grad, torch.tensor([4.0]))
 print("x =", x.detach(), " x.grad =", x.grad)
+
+# %%
+# For NumPy weights, ``copy_`` of ``torch.from_numpy(array)`` also converts to the parameter's
+# dtype and keeps its device. The gradient of ``sum(W x + b)`` with respect to ``W`` is the sum
+# of the inputs in every row:
+
+layer = torch.nn.Linear(3, 2)
+with torch.no_grad():
+    layer.weight.copy_(torch.from_numpy(array))  # fix: numpy-weights
+inputs = torch.randn(4, 3)
+layer(inputs).sum().backward()
+torch.testing.assert_close(layer.weight.detach(), torch.ones(2, 3))
+torch.testing.assert_close(layer.weight.grad, inputs.sum(0).expand(2, 3))
 
 # %%
 # Message across torch releases

@@ -36,13 +36,48 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
-# NumPy functions call ``numpy()`` themselves when handed tensors, so the error also comes
-# from ``np.asarray``, ``np.array``, or a NumPy reduction over a list of losses
-# (https://github.com/zhuangdizhu/FedGen/issues/1):
+# The common causes
+# -----------------
+# Logging, plotting or scoring a model's output or loss:
+
+try:
+    scores = model(inputs).cpu().numpy()  # cause: log-or-plot
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# NumPy functions handed tensors call ``numpy()`` themselves, so the error also comes from
+# ``np.asarray``, ``np.array``, or a NumPy reduction over a list of losses:
 
 losses = [(model(inputs) ** 2).mean(), model(inputs).abs().mean()]
 try:
-    total = np.sum(losses)
+    total = np.sum(losses)  # cause: numpy-on-tensors
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    stacked = np.array(losses)  # cause: numpy-on-tensors
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# And NumPy inside the model, where the graph must go on:
+
+
+class SumOfLayers(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(3, 3) for _ in range(2))
+
+    def forward(self, x: torch.Tensor, use_numpy: bool) -> torch.Tensor:
+        final = [layer(x) for layer in self.layers]
+        if use_numpy:
+            return torch.as_tensor(np.sum(final, 0))
+        return torch.stack(final).sum(0)
+
+
+try:
+    SumOfLayers()(inputs, use_numpy=True)  # cause: numpy-in-forward
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -57,6 +92,8 @@ model = torch.nn.Linear(3, 1)
 predictions = model(inputs)
 as_array = predictions.detach().cpu().numpy()  # fixed
 print("predictions:", as_array.ravel())
+scores = predictions.numpy(force=True)  # fix: log-or-plot
+np.testing.assert_array_equal(scores, as_array)
 predictions.sum().backward()
 torch.testing.assert_close(model.weight.grad, inputs.sum(0, keepdim=True))
 
@@ -73,10 +110,19 @@ torch.testing.assert_close(model.weight.grad, inputs.sum(0, keepdim=True))
 
 model = torch.nn.Linear(3, 1)
 losses = [(model(inputs) ** 2).mean(), model(inputs).abs().mean()]
-total = torch.stack(losses).sum()
+total = torch.stack(losses).sum()  # fix: numpy-on-tensors
 grads = torch.autograd.grad(total, losses)
 torch.testing.assert_close(torch.stack(grads), torch.ones(2))
 print("total =", total.item())
+
+# %%
+# Inside the model, the torch version of the sum keeps the graph: each layer's weight gets the
+# input column sums in every row:
+
+model_of_sums = SumOfLayers()
+model_of_sums(inputs, use_numpy=False).sum().backward()  # fix: numpy-in-forward
+for layer in model_of_sums.layers:
+    torch.testing.assert_close(layer.weight.grad, inputs.sum(0).expand(3, 3))
 
 # %%
 # Fix 3: convert under ``torch.no_grad()``

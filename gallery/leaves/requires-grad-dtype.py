@@ -33,31 +33,78 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
-# The same refusal, through the attribute and through the method. Indices are the usual
-# integer tensors people try to differentiate (``torch.max`` returns them alongside the values,
-# https://github.com/pytorch/pytorch/issues/95110), and masks are booleans:
+# The common causes
+# -----------------
+# Quantized checkpoints: ``nn.Parameter`` requires grad by default, so wrapping int8 weights
+# (or int32 words packing int4 values) fails:
+
+quantized = torch.randint(-128, 127, (2, 3), dtype=torch.int8)
+try:
+    weight = nn.Parameter(quantized)  # cause: quantized-weights
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Python ints make int64 tensors, in ``torch.tensor`` as in ``torch.arange``:
+
+try:
+    steps = torch.arange(5, requires_grad=True)  # cause: int-literal
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Indices and labels are integers, masks are booleans; the attribute and the method word the
+# refusal in their own ways. ``torch.max`` returns the indices alongside the values:
 
 scores = torch.randn(4, 3)
 indices = scores.max(dim=1).indices
 print("indices:", indices, indices.dtype)
 try:
-    indices.requires_grad = True
+    indices.requires_grad = True  # cause: indices-or-masks
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    scores.argmax(dim=1).requires_grad_()  # cause: indices-or-masks
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+labels = torch.tensor([0, 2, 1, 1])
+try:
+    labels.requires_grad_()  # cause: indices-or-masks
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 mask = scores > 0
 try:
-    mask.requires_grad_()
+    mask.requires_grad_()  # cause: indices-or-masks
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
-# ``nn.Parameter`` requires grad by default, so wrapping an integer tensor fails too. This is
-# what quantized checkpoints (int8 or int4 weights) hit when loaded into a model that wraps
-# every weight in a parameter:
+# ``nn.Parameter(t, requires_grad=False)`` accepts an integer tensor, but the parameter stays in
+# ``parameters()``, and the first loop that unfreezes the model (fine-tuning scripts do, after
+# a warm-up with frozen layers) meets it:
+
+
+class PackedLinear(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.qweight = nn.Parameter(
+            torch.randint(-128, 127, (2, 3), dtype=torch.int8), requires_grad=False
+        )
+        self.scale = nn.Parameter(torch.tensor(0.05))
+
+
+model = PackedLinear()
+try:
+    for parameter in model.parameters():
+        parameter.requires_grad = True  # cause: unfreeze-loop
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
 
 try:
-    weight = nn.Parameter(torch.randint(-128, 127, (2, 3), dtype=torch.int8))
+    model.requires_grad_(True)  # cause: unfreeze-loop
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -72,6 +119,10 @@ x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)  # fixed
 (x**2).sum().backward()
 torch.testing.assert_close(x.grad, 2 * x.detach())
 print("x.grad =", x.grad)
+
+steps = torch.arange(5, dtype=torch.float32, requires_grad=True)  # fix: int-literal
+(steps**2).sum().backward()
+torch.testing.assert_close(steps.grad, 2 * torch.arange(5.0))
 
 counts = torch.tensor([1, 2, 3])
 y = counts.float().requires_grad_()  # a new float tensor, and a leaf
@@ -88,7 +139,7 @@ print("y.grad =", y.grad)
 
 scores = torch.randn(4, 3, requires_grad=True)
 values, indices = scores.max(dim=1)
-values.sum().backward()
+values.sum().backward()  # fix: indices-or-masks
 expected = torch.nn.functional.one_hot(indices, num_classes=3).to(scores.dtype)
 torch.testing.assert_close(scores.grad, expected)
 print("scores.grad =\n", scores.grad)
@@ -101,9 +152,9 @@ print("scores.grad =\n", scores.grad)
 # -----------------------------------------
 # Integer tensors a model needs (quantized weights, token ids, counters) are state, not things
 # to train. Register them as buffers: they follow ``.to(device)`` and ``state_dict()`` but are
-# never asked for a gradient (``nn.Parameter(t, requires_grad=False)`` works as well). The float
-# parts around them can still be trained. Here the gradient of ``sum(x @ (s q)^T)`` with
-# respect to the scale ``s`` is ``sum(x @ q^T)``:
+# never asked for a gradient, and stay out of ``parameters()``, so no unfreeze loop reaches
+# them. The float parts around them can still be trained. Here the gradient of
+# ``sum(x @ (s q)^T)`` with respect to the scale ``s`` is ``sum(x @ q^T)``:
 
 
 class QuantizedLinear(nn.Module):
@@ -116,12 +167,24 @@ class QuantizedLinear(nn.Module):
         return inputs @ (self.qweight.float() * self.scale).T
 
 
-layer = QuantizedLinear(torch.randint(-128, 127, (2, 3), dtype=torch.int8))
+layer = QuantizedLinear(quantized)  # fix: quantized-weights
+for parameter in layer.parameters():
+    parameter.requires_grad = True  # fix: unfreeze-loop
 inputs = torch.randn(5, 3)
 layer(inputs).sum().backward()
 torch.testing.assert_close(layer.scale.grad, (inputs @ layer.qweight.float().T).sum())
 print("trainable:", [name for name, _ in layer.named_parameters()])
 print("state:    ", list(layer.state_dict()))
+
+# %%
+# A model whose integer parameters cannot be changed needs a loop that skips them:
+
+model = PackedLinear()
+for parameter in model.parameters():
+    if parameter.is_floating_point():  # fix: unfreeze-loop
+        parameter.requires_grad = True
+(model.scale * model.qweight.float()).sum().backward()
+torch.testing.assert_close(model.scale.grad, model.qweight.float().sum())
 
 # %%
 # The pitfall of casting

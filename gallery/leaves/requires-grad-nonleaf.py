@@ -12,8 +12,8 @@ On a *leaf*, a tensor you created yourself, ``requires_grad`` is a switch: it te
 not a switch but a consequence. ``y = x * 2`` requires grad because ``x`` does and autograd
 recorded the multiplication: ``y.grad_fn`` is ``MulBackward0``, the first step of the way back
 to ``x``. Switching ``y``'s flag off would leave that record in place (and ``backward()`` would
-still walk through it); switching it on cannot create a record that was never made. So torch
-lets you change the flag on leaves only.
+still walk through it), so torch refuses; switching it on is redundant, since every non-leaf
+already requires grad.
 """
 
 import torch
@@ -50,32 +50,63 @@ y.requires_grad_(True)
 print("after requires_grad_(True): is_leaf =", y.is_leaf)
 
 # %%
-# Where the non-leaf comes from
-# -----------------------------
-# Nobody means to freeze ``x * 2``. The usual surprise is a tensor that *looks* like a leaf.
-# Anything done to a tensor after ``requires_grad=True`` is recorded, including scaling it or
-# converting it with ``.to()``; the name then holds the result, not the leaf:
-
-w = torch.randn(3, 2, requires_grad=True) * 0.01
-v = torch.randn(3, requires_grad=True).to(torch.float64)
-print(f"w: is_leaf={w.is_leaf}, grad_fn={w.grad_fn}")
-print(f"v: is_leaf={v.is_leaf}, grad_fn={v.grad_fn}")
-try:
-    w.requires_grad = False  # freezing the "weight"
-except RuntimeError as error:
-    print(f"RuntimeError: {error}")
-
-# %%
-# The other classic is a loop that updates a tensor and asks for its gradient again, as
-# adversarial attacks do. After one step ``image`` is the result of ``image + ...``, a non-leaf
-# (https://github.com/Harry24k/adversarial-attacks-pytorch/issues/2):
+# The common causes
+# -----------------
+# An input updated in a loop and asked for its gradient again, as adversarial attacks and
+# saliency methods do. After one step ``image`` is the result of ``image + ...``, a non-leaf:
 
 model = torch.nn.Linear(4, 2)
 image = torch.rand(1, 4, requires_grad=True)
 (grad,) = torch.autograd.grad(model(image).sum(), image)
 image = image + 0.1 * grad.sign()
 try:
-    image.requires_grad = True  # ready for the next step
+    image.requires_grad = True  # cause: input-loop
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Switching an intermediate's flag on to get its gradient:
+
+x = torch.randn(3, requires_grad=True)
+s = torch.sigmoid(x)
+try:
+    s.requires_grad = True  # cause: intermediate-gradient
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Freezing a weight that is computed. Under ``weight_norm`` (and any parametrization),
+# ``module.weight`` is recomputed from the real parameters, ``original0`` and ``original1``;
+# and anything done to a tensor after ``requires_grad=True``, scaling or ``.to()``, is
+# recorded, so the name holds the result, not the leaf:
+
+layer = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(3, 2))
+print("parameters:", [name for name, _ in layer.named_parameters()])
+try:
+    layer.weight.requires_grad = False  # cause: computed-weight
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+w = torch.randn(3, 2, requires_grad=True) * 0.01
+v = torch.randn(3, requires_grad=True).to(torch.float64)
+print(f"w: is_leaf={w.is_leaf}, grad_fn={w.grad_fn}")
+print(f"v: is_leaf={v.is_leaf}, grad_fn={v.grad_fn}")
+try:
+    w.requires_grad = False  # cause: computed-weight
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    v.requires_grad_(False)  # cause: computed-weight
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# And switching an intermediate off to stop gradients, as in the repro:
+
+y = x * 2
+try:
+    y.requires_grad_(False)  # cause: stop-gradient
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -90,7 +121,7 @@ except RuntimeError as error:
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 y = x * 2
 constant = y.detach()  # fixed
-(x * constant).sum().backward()
+(x * constant).sum().backward()  # fix: stop-gradient
 torch.testing.assert_close(x.grad, 2 * x.detach())
 print("x.grad =", x.grad)
 
@@ -106,7 +137,7 @@ image = torch.rand(1, 4, requires_grad=True)
 for _ in range(3):
     (grad,) = torch.autograd.grad(model(image).sum(), image)
     torch.testing.assert_close(grad, model.weight.detach().sum(0, keepdim=True))
-    image = (image + 0.1 * grad.sign()).detach().requires_grad_()
+    image = (image + 0.1 * grad.sign()).detach().requires_grad_()  # fix: input-loop
 print(f"image: is_leaf={image.is_leaf}, requires_grad={image.requires_grad}")
 
 # %%
@@ -117,12 +148,23 @@ print(f"image: is_leaf={image.is_leaf}, requires_grad={image.requires_grad}")
 # allowed. The gradient of ``sum(inputs @ w)`` with respect to ``w`` repeats the column sums of
 # the inputs:
 
-w = (torch.randn(3, 2) * 0.01).requires_grad_()
+w = (torch.randn(3, 2) * 0.01).requires_grad_()  # fix: computed-weight
 inputs = torch.randn(5, 3)
 (inputs @ w).sum().backward()
 torch.testing.assert_close(w.grad, inputs.sum(0).unsqueeze(1).expand(3, 2))
 w.requires_grad = False  # allowed: w is a leaf
 print("w.grad =", w.grad)
+
+# %%
+# Under ``weight_norm``, freeze the parameters the weight is computed from: the whole module with
+# ``requires_grad_(False)``, or the parametrization's originals alone. The bias still trains;
+# its gradient is the batch size for each output:
+
+layer = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(3, 2))
+layer.parametrizations.weight.requires_grad_(False)  # fix: computed-weight
+layer(inputs).sum().backward()
+assert layer.parametrizations.weight.original0.grad is None
+torch.testing.assert_close(layer.bias.grad, torch.full((2,), 5.0))
 
 # %%
 # ``torch.randn(3, 2, device=..., dtype=..., requires_grad=True)`` creates the leaf directly
@@ -135,7 +177,7 @@ print("w.grad =", w.grad)
 
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 y = x * 2
-y.retain_grad()
+y.retain_grad()  # fix: intermediate-gradient
 (y**2).sum().backward()
 torch.testing.assert_close(y.grad, 2 * y.detach())
 print("y.grad =", y.grad)

@@ -44,18 +44,40 @@ except TypeError as error:
     print(f"TypeError: {error}")
 
 # %%
-# Setting running statistics from a list or a NumPy array fails the same way, and
-# ``register_buffer`` refuses non-tensors with its own wording:
+# The common causes
+# -----------------
+# A Python number, from ``.item()`` or a counter, and the same number given to
+# ``register_buffer``, which refuses non-tensors with its own wording:
 
-bn = nn.BatchNorm1d(2)
+tracker = Tracker()
 try:
-    bn.running_mean = [0.5, -0.5]
+    tracker.best_loss = 0.5  # cause: python-number
 except TypeError as error:
     print(f"TypeError: {error}")
 
 module = nn.Module()
 try:
-    module.register_buffer("mask", np.ones(3, dtype=bool))
+    module.register_buffer("pos_weight", 3)  # cause: python-number
+except TypeError as error:
+    print(f"TypeError: {error}")
+
+# %%
+# A list or a NumPy array, for running statistics or a mask:
+
+bn = nn.BatchNorm1d(2)
+try:
+    bn.running_mean = [0.5, -0.5]  # cause: list-or-array
+except TypeError as error:
+    print(f"TypeError: {error}")
+
+try:
+    bn.running_var = np.ones(2, dtype=np.float32)  # cause: list-or-array
+except TypeError as error:
+    print(f"TypeError: {error}")
+
+module = nn.Module()
+try:
+    module.register_buffer("mask", np.ones(3, dtype=bool))  # cause: list-or-array
 except TypeError as error:
     print(f"TypeError: {error}")
 
@@ -69,9 +91,17 @@ except TypeError as error:
 tracker = Tracker()
 tracker.best_loss.fill_(loss.item())  # fixed
 torch.testing.assert_close(tracker.state_dict()["best_loss"], torch.tensor(0.25))
+tracker.best_loss.fill_(0.5)  # fix: python-number
+torch.testing.assert_close(tracker.state_dict()["best_loss"], torch.tensor(0.5))
+
+counter = nn.Module()
+counter.register_buffer("steps", torch.tensor(0))
+for _ in range(3):
+    counter.steps += 1  # fix: python-number
+assert counter.state_dict()["steps"].item() == 3
 
 bn = nn.BatchNorm1d(2)
-bn.running_mean.copy_(torch.as_tensor([0.5, -0.5]))
+bn.running_mean.copy_(torch.as_tensor([0.5, -0.5]))  # fix: list-or-array
 bn.running_var.copy_(torch.as_tensor([4.0, 1.0]))
 print("running_mean:", bn.running_mean, bn.running_mean.dtype)
 
@@ -106,7 +136,10 @@ torch.testing.assert_close(x.grad, expected)
 assert {"running_mean", "running_var"} <= set(bn.state_dict())
 
 module = nn.Module()
-module.register_buffer("mask", torch.from_numpy(np.ones(3, dtype=bool)))
+module.register_buffer("mask", torch.from_numpy(np.ones(3, dtype=bool)))  # fix: list-or-array
+module.register_buffer("pos_weight", torch.tensor(3.0))  # fix: python-number
+module.scale = nn.Buffer(torch.ones(2))  # torch 2.5 and later: a buffer by assignment
+assert "scale" in dict(module.named_buffers())
 print("state:", {name: value.tolist() for name, value in module.state_dict().items()})
 
 # %%
@@ -132,6 +165,53 @@ bn.running_mean = torch.tensor([0, 0])
 print("running_mean dtype after assigning:", bn.running_mean.dtype)
 assert bn.running_mean.dtype == torch.int64
 bn.running_mean = torch.zeros(2)
+
+# %%
+# The pitfall of assigning a tensor with a graph
+# ----------------------------------------------
+# Any tensor is accepted, including one computed from the model: a running average of
+# activations, or the last loss. The buffer then holds that step's graph. The next step's loss
+# uses the buffer, so its ``backward()`` reaches into the previous step's graph, whose saved
+# tensors are already freed (:doc:`/errors/graph/backward-twice`):
+
+
+class RunningMean(nn.Module):
+    def __init__(self, keep_graph: bool) -> None:
+        super().__init__()
+        self.linear = nn.Linear(3, 1)
+        self.register_buffer("average", torch.zeros(1))
+        self.keep_graph = keep_graph
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = self.linear(x)
+        new_average = 0.9 * self.average + 0.1 * out.mean()
+        self.average = new_average if self.keep_graph else new_average.detach()
+        return out
+
+
+def second_step_fails(model: RunningMean) -> bool:
+    try:
+        for _ in range(2):
+            (model(torch.randn(4, 3)).sum() + model.average.sum()).backward()
+    except RuntimeError as error:
+        print(f"second step: RuntimeError: {str(error)[:60]}...")
+        return True
+    return False
+
+
+assert second_step_fails(RunningMean(keep_graph=True))
+
+# %%
+# Assign ``.detach()``: the buffer keeps the values, not the history, and enters the next loss
+# as a constant. Each step's gradient is then its own: for the weight, the column sums of that
+# step's inputs:
+
+model = RunningMean(keep_graph=False)
+assert not second_step_fails(model)
+model.zero_grad()
+x = torch.randn(4, 3)
+(model(x).sum() + model.average.sum()).backward()
+torch.testing.assert_close(model.linear.weight.grad, x.sum(0, keepdim=True))
 
 # %%
 # The pitfall of assigning a parameter

@@ -52,26 +52,60 @@ except TypeError as error:
     print(f"TypeError: {error}")
 
 # %%
-# The same happens when a layer is swapped for a plain function, and when a trailing comma
-# turns the new layer into a tuple:
+# The common causes
+# -----------------
+# A function, a lambda or a bound method in place of a layer (wrappers that compile or offload a
+# layer sometimes store its ``forward`` back under its name):
 
 net = Net()
 try:
-    net.act = F.gelu
+    net.act = F.gelu  # cause: function-for-layer
 except TypeError as error:
     print(f"TypeError: {error}")
 
 try:
-    net.fc = (nn.Linear(4, 2),)  # what `net.fc = nn.Linear(4, 2),` assigns
+    net.act = lambda x: x + 1  # cause: function-for-layer
+except TypeError as error:
+    print(f"TypeError: {error}")
+
+net.other = nn.Linear(4, 2)
+try:
+    net.fc = net.other.forward  # cause: function-for-layer
 except TypeError as error:
     print(f"TypeError: {error}")
 
 # %%
-# Containers check their items the same way, with a shorter message that starts with the
-# item's type:
+# A tensor under a layer's name: the layer's output, as in the repro, or a fixed kernel given to
+# ``add_module``, which words the refusal differently:
 
 try:
-    head = nn.Sequential(nn.Linear(4, 2), F.relu)
+    net.fc = net.fc(torch.randn(3, 4))  # cause: tensor-for-layer
+except TypeError as error:
+    print(f"TypeError: {error}")
+
+try:
+    net.add_module("kernel", torch.ones(3, 3))  # cause: tensor-for-layer
+except TypeError as error:
+    print(f"TypeError: {error}")
+
+# %%
+# The class instead of an instance, and a trailing comma that makes a tuple:
+
+try:
+    net.fc = nn.Linear  # cause: class-not-instance
+except TypeError as error:
+    print(f"TypeError: {error}")
+
+try:
+    net.fc = (nn.Linear(4, 2),)  # cause: trailing-comma
+except TypeError as error:
+    print(f"TypeError: {error}")
+
+# %%
+# Containers check their items the same way, with the shorter message:
+
+try:
+    head = nn.Sequential(nn.Linear(4, 2), F.relu)  # cause: function-for-layer
 except TypeError as error:
     print(f"TypeError: {error}")
 
@@ -91,7 +125,7 @@ class Fixed(Net):
 
 net = Fixed()
 x = torch.randn(3, 4)
-net(x).sum().backward()
+net(x).sum().backward()  # fix: tensor-for-layer
 active = (net.fc(x) > 0).to(x.dtype)
 torch.testing.assert_close(net.fc.weight.grad, active.T @ x)
 print("fc.weight.grad =\n", net.fc.weight.grad)
@@ -114,7 +148,7 @@ class Lambda(nn.Module):
 
 
 net = Net()
-net.act = nn.GELU()
+net.act = nn.GELU()  # fix: function-for-layer
 x = torch.randn(3, 4, requires_grad=True)
 net(x).sum().backward()
 expected = torch.autograd.grad(F.gelu(net.fc(x)).sum(), x)[0]
@@ -131,12 +165,32 @@ slope = 1 - torch.tanh(net.fc(x.detach())).detach() ** 2
 torch.testing.assert_close(x.grad, slope @ net.fc.weight.detach())
 
 # %%
-# In a container, the module twin goes in the list, and ``nn.Identity()`` removes a layer:
+# A fixed kernel is a buffer, not a module. In a container, the module twin goes in the list,
+# and ``nn.Identity()`` removes a layer:
 
-head = nn.Sequential(nn.Linear(4, 2), nn.ReLU())
+net.register_buffer("kernel", torch.ones(3, 3))  # fix: tensor-for-layer
+assert "kernel" in net.state_dict()
+head = nn.Sequential(nn.Linear(4, 2), nn.ReLU())  # fix: function-for-layer
+x = torch.randn(3, 4)
+head(x).sum().backward()
+active = (head[0](x) > 0).to(x.dtype)
+torch.testing.assert_close(head[0].weight.grad, active.T @ x)
 net.fc = nn.Identity()
 print("parameters after removing fc:", [name for name, _ in net.named_parameters()])
 print(net)
+
+# %%
+# The class must be called, and the comma dropped:
+
+net = Net()
+net.fc = nn.Linear(4, 2)  # fix: class-not-instance
+net.act = nn.ReLU()
+x = torch.randn(3, 4)
+net(x).sum().backward()
+active = (net.fc(x) > 0).to(x.dtype)
+torch.testing.assert_close(net.fc.weight.grad, active.T @ x)
+net.fc = nn.Linear(4, 2)  # fix: trailing-comma
+assert isinstance(net.fc, nn.Linear)
 
 # %%
 # Storing something else under the name
@@ -159,6 +213,19 @@ print("child modules:", list(net._modules))
 net.double()
 print("fc dtype after net.double():", net.fc.dtype)
 assert net.fc.dtype == torch.float32
+assert "fc.weight" not in net.state_dict()
+
+# %%
+# The pitfall of a parameter
+# --------------------------
+# An ``nn.Parameter`` is the one thing accepted under a child module's name. The assignment
+# succeeds, and the child module, with all its parameters, silently leaves the model:
+
+net = Net()
+net.fc = nn.Parameter(torch.randn(2, 4))
+print("child modules after assigning a parameter:", list(net._modules))
+print("parameters:", [name for name, _ in net.named_parameters()])
+assert "fc" not in net._modules
 assert "fc.weight" not in net.state_dict()
 
 # %%
