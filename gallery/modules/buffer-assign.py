@@ -104,6 +104,7 @@ bn = nn.BatchNorm1d(2)
 bn.running_mean.copy_(torch.as_tensor([0.5, -0.5]))  # fix: list-or-array
 bn.running_var.copy_(torch.as_tensor([4.0, 1.0]))
 print("running_mean:", bn.running_mean, bn.running_mean.dtype)
+torch.testing.assert_close(bn.running_mean, torch.tensor([0.5, -0.5]))
 
 # %%
 # In evaluation mode the layer normalises with those statistics: ``(x - mean) / sqrt(var +
