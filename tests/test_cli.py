@@ -24,24 +24,65 @@ def out(result: subprocess.CompletedProcess[bytes]) -> str:
     return result.stdout.decode("utf-8")
 
 
-def test_explain_a_message_given_as_argument(cli):
+def test_explain_answers_first_in_a_few_lines(cli):
     result = cli("explain", f"RuntimeError: {LEAF}")
     assert result.returncode == 0, result.stderr
-    text = out(result)
-    assert "(leaf-inplace)" in text
-    assert f"RuntimeError: {LEAF}" in text.replace("\n  ", " ")
-    assert "Why" in text
-    assert "Fix" in text
-    assert f"{DEFAULT_BASE}errors/inplace/leaf-inplace.html" in text
-    assert "torch 1.5.0 and later" in text
+    lines = out(result).splitlines()
+    assert lines[0] == "In-place change to a leaf tensor that requires grad  (leaf-inplace)"
+    assert any(line.startswith("  Fix: ") for line in lines)
+    assert f"  More: {DEFAULT_BASE}errors/inplace/leaf-inplace.html" in lines
+    assert LEAF not in " ".join(lines)  # the paste is not echoed back
+    assert len(lines) <= 15
     assert result.stderr == b""
 
 
-def test_explain_prints_fields_and_what_they_mean(cli):
-    text = out(cli("explain", INPLACE_CUDA))
-    assert "tensor_type=torch.cuda.HalfTensor" in text
-    assert "shape=[64, 128]" in text
-    assert "The [64, 128] tensor (torch.cuda.HalfTensor), output 0 of Relu" in text
+def test_verbose_gives_everything(cli):
+    result = cli("explain", "--verbose", f"RuntimeError: {LEAF}")
+    assert result.returncode == 0, result.stderr
+    text = out(result)
+    assert f"RuntimeError: {LEAF}" in text.replace("\n  ", " ")
+    assert "  Why\n" in text
+    assert "  Fix\n" in text
+    assert "torch 1.5.0 and later" in text
+    assert f"{DEFAULT_BASE}errors/inplace/leaf-inplace.html" in text
+
+
+def _record(entry_id: str) -> dict:
+    import tomllib
+
+    from autograd_errors.catalog import ENTRIES_DIR
+
+    return tomllib.loads(Path(ENTRIES_DIR, f"{entry_id}.toml").read_text(encoding="utf-8"))
+
+
+def test_explain_says_what_happened_in_this_paste(cli):
+    relu_hints = [h["text"] for h in _record("inplace-modified")["hint"] if h["prefix"] == "Relu"]
+    short = out(cli("explain", INPLACE_CUDA))
+    flat = " ".join(line.strip() for line in short.splitlines())
+    assert "The [64, 128] tensor (torch.cuda.HalfTensor), output 0 of Relu" in flat
+    assert relu_hints[0] in flat  # the advice for this very value comes first
+    verbose = out(cli("explain", "-v", INPLACE_CUDA))
+    assert "tensor_type=torch.cuda.HalfTensor" in verbose
+    assert "shape=[64, 128]" in verbose
+
+
+def test_a_traceback_points_at_the_users_own_line(cli):
+    paste = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/train.py", line 41, in <module>\n'
+        "    loss.backward()\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/torch/_tensor.py", line 623, in backward\n'
+        "    torch.autograd.backward(\n"
+        f"RuntimeError: {LEAF}\n"
+    )
+    text = out(cli("explain", paste))
+    assert "  Your line: /home/me/train.py:41\n    loss.backward()\n" in text
+    (match,) = json.loads(cli("explain", "--json", paste).stdout)["matches"]
+    assert match["user_frame"] == {
+        "file": "/home/me/train.py",
+        "line": 41,
+        "code": "loss.backward()",
+    }
 
 
 def test_unquoted_words_are_joined(cli):
@@ -62,10 +103,14 @@ def test_json_output_is_exactly_the_contract(cli):
     result = cli("explain", "--json", INPLACE_CUDA)
     assert result.returncode == 0
     data = json.loads(result.stdout)
-    assert set(data) == {"query", "matches"}
-    assert data["query"] == INPLACE_CUDA
+    assert set(data) == {"matches"}
+    assert json.loads(cli("explain", "--json", "--echo", INPLACE_CUDA).stdout) == {
+        "query": INPLACE_CUDA,
+        **data,
+    }
     (match,) = data["matches"]
-    assert set(match) == MATCH_KEYS
+    record = _record("inplace-modified")
+    in_your_paste = match.pop("in_your_paste")
     assert match == {
         "id": "inplace-modified",
         "title": "A tensor saved for backward was modified in place",
@@ -75,7 +120,19 @@ def test_json_output_is_exactly_the_contract(cli):
         "fields": MESSAGES_2_13["inplace-modified"]["cuda"]["fields"],
         "path": "errors/inplace/inplace-modified.html",
         "url": f"{DEFAULT_BASE}errors/inplace/inplace-modified.html",
+        "user_frame": None,
+        "why": record["cause"].strip(),
+        "fix": record["fix"].strip(),
+        "causes": [
+            {"id": c["id"], "text": c["text"].strip(), "fix": c["fix"].strip()}
+            for c in record.get("common_cause", [])
+        ],
     }
+    assert in_your_paste[0].startswith(
+        "The [64, 128] tensor (torch.cuda.HalfTensor), output 0 of Relu"
+    )
+    relu_hints = [h["text"] for h in record["hint"] if h["prefix"] == "Relu"]
+    assert in_your_paste[-len(relu_hints) :] == relu_hints
 
 
 def test_json_lists_several_matches_best_first(cli):
@@ -96,7 +153,7 @@ def test_no_match_exits_1_with_empty_matches(cli):
     message = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (10x3 and 4x1)"
     result = cli("explain", "--json", message)
     assert result.returncode == 1
-    assert json.loads(result.stdout) == {"query": message, "matches": []}
+    assert json.loads(result.stdout) == {"matches": []}
     text_result = cli("explain", message)
     assert text_result.returncode == 1
     assert out(text_result).startswith("No entry matches this text.")
@@ -434,7 +491,7 @@ TRICKY = "caf\u00e9 \U0001f525 \u009b31m \u202eevil\u202c " + LEAF
 
 @pytest.mark.parametrize("encoding", ["ascii", "cp1252", "latin-1", "utf-8"])
 def test_json_is_valid_json_in_any_output_encoding(cli, encoding):
-    result = cli("explain", "--json", TRICKY, env={"PYTHONIOENCODING": encoding})
+    result = cli("explain", "--json", "--echo", TRICKY, env={"PYTHONIOENCODING": encoding})
     assert result.returncode == 0
     assert result.stdout.decode(encoding if encoding != "ascii" else "ascii")  # it is encodable
     data = json.loads(result.stdout.decode("utf-8" if encoding == "utf-8" else "latin-1"))
@@ -442,7 +499,7 @@ def test_json_is_valid_json_in_any_output_encoding(cli, encoding):
     assert data["matches"][0]["id"] == "leaf-inplace"
 
 
-@pytest.mark.parametrize("json_flag", [(), ("--json",)])
+@pytest.mark.parametrize("json_flag", [(), ("--json", "--echo")])
 def test_terminal_controls_in_a_paste_are_never_printed_raw(cli, json_flag):
     result = cli("explain", *json_flag, TRICKY)
     printed = result.stdout.decode("utf-8")

@@ -83,3 +83,50 @@ def ast_docstring(path: str) -> str:
     import ast
 
     return ast.get_docstring(ast.parse(Path(path).read_text()), clean=False) or ""
+
+
+def _fix_lines(source: str) -> list[int]:
+    """Lines tagged as a fix: ``# fixed`` (the side-by-side pair) or ``# fix: <cause>``."""
+    tagged = []
+    for number, line in enumerate(source.splitlines(), 1):
+        comment = line.partition("  # ")[2].strip()
+        if comment == "fixed" or comment.startswith("fix: "):
+            tagged.append(number)
+    return tagged
+
+
+def _checks(statement: object) -> bool:
+    """An ``assert``, or a ``torch.testing.assert_close``-style call."""
+    import ast
+
+    if isinstance(statement, ast.Assert):
+        return True
+    for node in ast.walk(statement):  # type: ignore[arg-type]
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+            if name.startswith("assert"):
+                return True
+    return False
+
+
+def test_every_fix_is_checked_in_its_own_cell():
+    """A fix that checks nothing shows nothing: each tagged fix is followed, in its own
+    ``# %%`` cell, by an assertion (of its gradients, where there are any)."""
+    import ast
+
+    unchecked = []
+    for script in gallery.scripts(str(GALLERY)):
+        source = Path(script.path).read_text(encoding="utf-8")
+        lines = source.splitlines()
+        cell_starts = [n for n, line in enumerate(lines, 1) if line.startswith("# %%")]
+        body = ast.parse(source).body
+        for fixed in _fix_lines(source):
+            cell_end = next((start for start in cell_starts if start > fixed), len(lines) + 1)
+            after = [s for s in body if (s.end_lineno or s.lineno) >= fixed and s.lineno < cell_end]
+            if not any(_checks(statement) for statement in after):
+                unchecked.append(f"{script.section}/{script.entry_id}.py:{fixed}")
+    assert unchecked == [], (
+        "fixes not followed by an assertion in their own cell (add "
+        "torch.testing.assert_close on the gradients, or an assert of what the fix achieves): "
+        f"{unchecked}"
+    )

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from autograd_errors.catalog import Catalog
 
 USAGE = """\
-usage: autograd-errors explain [TEXT ... | -] [--json] [--base-url URL]
+usage: autograd-errors explain [TEXT ... | -] [--verbose] [--json [--echo]] [--base-url URL]
        autograd-errors list [--json] [--base-url URL]
        autograd-errors show ID [--json | --repro] [--base-url URL]
        autograd-errors check [--json]
@@ -47,7 +47,9 @@ commands:
             error after its traceback; argv, __main__ and the exit code are the script's own
 
 options:
+  -v, --verbose   explain: every common cause, why torch raises it, the wording matched
   --json          print one JSON object instead of text
+  --echo          explain --json: include the pasted text as "query"
   --repro         show: print the entry's gallery script (the repro and its fixes)
   --output DIR    where record writes its file
   --base-url URL  site that the printed links point to
@@ -80,6 +82,8 @@ class Options:
         self.base_url: str | None = None
         self.output: str | None = None
         self.repro = False
+        self.verbose = False
+        self.echo = False
 
 
 _COMMANDS = {
@@ -109,6 +113,10 @@ def parse(argv: list[str]) -> Options:
             options.json = True
         elif command == "show" and arg == "--repro":
             options.repro = True
+        elif command == "explain" and arg in ("-v", "--verbose"):
+            options.verbose = True
+        elif command == "explain" and arg == "--echo":
+            options.echo = True
         elif arg == "--base-url" or arg.startswith("--base-url="):
             options.base_url = _option_value(arg, rest_iter, "a URL")
         elif command == "record" and (arg == "--output" or arg.startswith("--output=")):
@@ -397,6 +405,7 @@ def _load_catalog() -> Catalog:
 
 def _explain(options: Options) -> int:
     from autograd_errors import report
+    from autograd_errors.frames import user_frame
     from autograd_errors.matching import explain
 
     text = _read_text(options)
@@ -405,16 +414,15 @@ def _explain(options: Options) -> int:
     explanation = explain(text, _load_catalog())
     base_url = _base_url(options)
     code = EXIT_OK if explanation.matches else EXIT_NO_MATCH
+    frame = user_frame(text) if explanation.matches else None
     if options.json:
-        return _print_json(
-            {
-                "query": text,
-                "matches": [report.match_json(m, base_url) for m in explanation.matches],
-            },
-            code,
-        )
+        found = {"matches": [report.match_json(m, base_url, frame) for m in explanation.matches]}
+        return _print_json({"query": text, **found} if options.echo else found, code)
     style, width = report.Style.for_stream(sys.stdout), report.text_width(sys.stdout)
-    return _output(report.explanation_text(explanation, base_url, style, width), code)
+    if options.verbose or not explanation.matches:
+        return _output(report.explanation_text(explanation, base_url, style, width, frame), code)
+    more = "--verbose gives every common cause, why torch raises it, and the wording matched."
+    return _output(report.short_text(explanation, base_url, style, width, frame, more), code)
 
 
 def _list(options: Options) -> int:

@@ -9,6 +9,7 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
     from autograd_errors.catalog import Entry
+    from autograd_errors.frames import Frame
     from autograd_errors.matching import Explanation, Match
 
 #: Where the reference site is published; ``--base-url`` or AUTOGRAD_ERRORS_BASE_URL override it.
@@ -63,7 +64,9 @@ def text_width(stream: IO[str] | None) -> int:
 # JSON ---------------------------------------------------------------------------------------
 
 
-def match_json(match: Match, base_url: str) -> dict[str, Any]:
+def match_json(match: Match, base_url: str, frame: Frame | None = None) -> dict[str, Any]:
+    """A match, with what the text shows: what happened in this paste, why, the fix, the
+    common causes, the user's own line."""
     return {
         "id": match.entry.id,
         "title": match.entry.title,
@@ -73,6 +76,11 @@ def match_json(match: Match, base_url: str) -> dict[str, Any]:
         "fields": match.fields,
         "path": match.entry.path,
         "url": page_url(base_url, match.entry),
+        "in_your_paste": match.details(),
+        "user_frame": frame.as_json() if frame is not None else None,
+        "why": match.entry.cause,
+        "fix": match.entry.fix,
+        "causes": [{"id": c.id, "text": c.text, "fix": c.fix} for c in match.entry.causes],
     }
 
 
@@ -143,7 +151,14 @@ def _paragraphs(text: str, width: int, indent: str) -> list[str]:
     return lines
 
 
-def explanation_text(explanation: Explanation, base_url: str, style: Style, width: int) -> str:
+def explanation_text(
+    explanation: Explanation,
+    base_url: str,
+    style: Style,
+    width: int,
+    frame: Frame | None = None,
+) -> str:
+    """Everything about each entry found in the paste (``explain --verbose``)."""
     matches = explanation.matches
     out: list[str] = []
     if not matches:
@@ -168,8 +183,16 @@ def explanation_text(explanation: Explanation, base_url: str, style: Style, widt
         if number > 1:
             out.append("")
         label = f"[{number}] " if len(matches) > 1 else ""
-        out += _match_lines(match, label, base_url, style, width)
+        out += _match_lines(match, label, base_url, style, width, frame if number == 1 else None)
     return "\n".join(out)
+
+
+def _frame_lines(frame: Frame | None, style: Style, width: int) -> list[str]:
+    """Where the paste points in the user's own code."""
+    if frame is None:
+        return []
+    out = _paragraphs(f"{style.bold('Your line:')} {frame.file}:{frame.line}", width, "  ")
+    return out + ([f"    {frame.code}"] if frame.code else [])
 
 
 def _heading(entry: Entry, label: str, style: Style, width: int) -> list[str]:
@@ -180,22 +203,36 @@ def _heading(entry: Entry, label: str, style: Style, width: int) -> list[str]:
     return [*lines, style.dim(f"  ({entry.id})")]
 
 
-def short_text(explanation: Explanation, base_url: str, style: Style, width: int) -> str:
-    """The answer first, in a few lines: what happened in this paste, the most common cause and
-    its fix, the link. Other entries found in the paste get a line each. Empty for no match."""
+def short_text(
+    explanation: Explanation,
+    base_url: str,
+    style: Style,
+    width: int,
+    frame: Frame | None = None,
+    more: str = "",
+) -> str:
+    """The answer first, in a few lines: the user's own line, what happened in this paste, the
+    most common cause and its fix, the link (and ``more``, what gives the rest). Other entries
+    found in the paste get a line each. Empty for no match."""
     if not explanation.matches:
         return ""
     first, *others = explanation.matches
     entry = first.entry
     out = _heading(entry, "", style, width)
-    for line in first.details()[:2]:
+    out += _frame_lines(frame, style, width)
+    details = first.details()
+    # What happened (the first sentence), then the most specific advice: a hint for the values
+    # in this paste comes last in the details, after the entry's other sentences.
+    for line in details[:1] + details[1:][-1:]:
         out += _paragraphs(line, width, "  ")
     if entry.causes:
         out += _paragraphs(f"{style.bold('Most likely:')} {entry.causes[0].text}", width, "  ")
         out += _paragraphs(f"{style.bold('Fix:')} {entry.causes[0].fix}", width, "  ")
     else:
         out += _paragraphs(f"{style.bold('Fix:')} {entry.fix}", width, "  ")
-    out.append(f"  {style.bold('More:')} {page_url(base_url, entry)}")
+    out.append(f"  {style.bold('More:')} {page_url(base_url, entry)}")  # a URL is not wrapped
+    if more:
+        out.append(style.dim(f"  {more}"))
     for other in others:
         out.append(
             f"  Also in this paste: {other.entry.title}  {style.dim('(' + other.entry.id + ')')}"
@@ -221,9 +258,11 @@ def short_html(explanation: Explanation, base_url: str) -> str:
     )
 
 
-def _match_lines(match: Match, label: str, base_url: str, style: Style, width: int) -> list[str]:
+def _match_lines(
+    match: Match, label: str, base_url: str, style: Style, width: int, frame: Frame | None
+) -> list[str]:
     entry, wording = match.entry, match.wording
-    out = _heading(entry, label, style, width)
+    out = _heading(entry, label, style, width) + _frame_lines(frame, style, width)
     out += _paragraphs(f"{wording.exception}: {match.message}", width, "  ")
     coverage = "" if match.score >= 1 else f" Your paste stops {round(match.score * 100)}% into it."
     out.append(
