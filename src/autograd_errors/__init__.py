@@ -29,10 +29,15 @@ def load_catalog() -> Catalog:
     return catalog.load()
 
 
-def explain(text: str, catalog: Catalog | None = None) -> Explanation:
-    """The entries whose messages occur in ``text``, the final exception first."""
+def explain(text: str | BaseException, catalog: Catalog | None = None) -> Explanation:
+    """The entries whose messages occur in ``text``, the final exception first. ``text`` may
+    be an exception: its message and its traceback are read, as a paste of them would be."""
     from autograd_errors import matching
 
+    if isinstance(text, BaseException):
+        import traceback
+
+        text = "".join(traceback.format_exception(type(text), text, text.__traceback__))
     return matching.explain(text, catalog or load_catalog())
 
 

@@ -19,8 +19,6 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any, TextIO
 
-    from autograd_errors.matching import Explanation
-
     ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], Any]
 
 #: What :func:`install` replaced, to put back on :func:`uninstall`.
@@ -31,26 +29,22 @@ _pointed: set[tuple[str, int, str]] = set()
 
 def answer_for(error: BaseException, *, html: bool = False, width: int | None = None) -> str:
     """The short answer for ``error`` (text, or an HTML fragment), or "" when no entry
-    explains it. Reads the exception's message and its traceback."""
-    explanation = explain_exception(error)
+    explains it. Reads the exception's message and its traceback, as a paste of them."""
+    import traceback
+
+    from autograd_errors import explain, report
+    from autograd_errors.frames import user_frame
+
+    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    explanation = explain(text)
     if not explanation.matches:
         return ""
-    from autograd_errors import report
-
     base_url = os.environ.get("AUTOGRAD_ERRORS_BASE_URL") or report.DEFAULT_BASE_URL
     if html:
         return report.short_html(explanation, base_url)
     style = report.Style.for_stream(sys.stderr)
-    return report.short_text(explanation, base_url, style, width or report.text_width(sys.stderr))
-
-
-def explain_exception(error: BaseException) -> Explanation:
-    """The entries that explain an exception, read from its formatted traceback."""
-    import traceback
-
-    from autograd_errors import explain
-
-    return explain("".join(traceback.format_exception(type(error), error, error.__traceback__)))
+    width = width or report.text_width(sys.stderr)
+    return report.short_text(explanation, base_url, style, width, user_frame(text))
 
 
 def _print_answer(error: BaseException | None) -> None:

@@ -44,9 +44,9 @@ def _handler(
     try:
         from IPython.display import display
 
-        from autograd_errors import hooks
+        from autograd_errors import explain
 
-        if hooks.explain_exception(error).matches:
+        if explain(error).matches:
             display(Answer(error))  # type: ignore[no-untyped-call]
     except Exception:  # noqa: BLE001 - the traceback is shown; the answer is a courtesy
         pass
