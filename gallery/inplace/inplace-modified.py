@@ -185,14 +185,18 @@ print("generator's last bias grad:", generator[2].bias.grad)
 
 
 def unrolled(weight: torch.Tensor) -> torch.Tensor:
-    steps = [torch.tensor([0.1, 0.2, 0.3], dtype=weight.dtype)]  # fix: loop-writes-buffer
+    steps = [torch.tensor([0.1, 0.2, 0.3], dtype=weight.dtype)]
     for _ in range(1, 4):
-        steps.append(torch.tanh(steps[-1] @ weight))  # fix: loop-writes-buffer
-    return torch.stack(steps).sum()  # fix: loop-writes-buffer
+        steps.append(torch.tanh(steps[-1] @ weight))
+    return torch.stack(steps).sum()
 
 
 W = torch.randn(3, 3, dtype=torch.float64, requires_grad=True)
-unrolled(W).backward()
+steps = [torch.tensor([0.1, 0.2, 0.3], dtype=torch.float64)]  # fix: loop-writes-buffer
+for _ in range(1, 4):
+    steps.append(torch.tanh(steps[-1] @ W))  # fix: loop-writes-buffer
+h = torch.stack(steps)  # fix: loop-writes-buffer
+h.sum().backward()
 numeric = torch.zeros(3, 3, dtype=torch.float64)
 for i in range(3):
     for j in range(3):

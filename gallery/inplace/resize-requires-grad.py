@@ -109,11 +109,11 @@ class DetachedScoreMeter(ScoreMeter):
     def add(self, output: torch.Tensor) -> None:
         offset = self.scores.size(0)
         self.scores.resize_(offset + output.size(0), output.size(1))
-        self.scores[offset:] = output.detach()  # fix: state-buffer-joins-graph
+        self.scores[offset:] = output.detach()
 
 
 model = nn.Linear(3, 2)
-meter = DetachedScoreMeter()
+meter = DetachedScoreMeter()  # fix: state-buffer-joins-graph
 batches = [torch.randn(4, 3), torch.randn(4, 3)]
 for batch in batches:
     output = model(batch)

@@ -186,11 +186,11 @@ print("grad_input[0] shape:", tuple(received["inputs"][0].shape))
 class OutOfPlaceBlock(Block):
     def forward(self, x):
         out = self.conv(x)
-        out = out + x  # fix: hooked-output-inplace
+        out = out + x
         return F.relu(out)
 
 
-block = OutOfPlaceBlock()
+block = OutOfPlaceBlock()  # fix: hooked-output-inplace
 block.conv.register_full_backward_hook(
     lambda module, grad_input, grad_output: received.update(outputs=grad_output)
 )

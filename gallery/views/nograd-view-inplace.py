@@ -209,11 +209,11 @@ encoder = nn.Linear(4, 4)
 
 @torch.no_grad()
 def last_step_copy(hidden):
-    return hidden[:, -1].clone()  # fix: nograd-helper-returns-view
+    return hidden[:, -1].clone()
 
 
 hidden = encoder(torch.randn(2, 5, 4))
-summary = last_step_copy(hidden)
+summary = last_step_copy(hidden)  # fix: nograd-helper-returns-view
 summary.clamp_(min=0)
 hidden.sum().backward()
 torch.testing.assert_close(encoder.bias.grad, torch.full((4,), 2.0 * 5))
