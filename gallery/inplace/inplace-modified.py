@@ -51,6 +51,25 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# Any in-place change to a saved output does it: ``*=``, or an assignment through a mask,
+# after a ``sigmoid``:
+
+x = torch.randn(4, requires_grad=True)
+try:
+    probs = torch.sigmoid(x)  # cause: inplace-after-saving-op
+    probs *= 2  # cause: inplace-after-saving-op
+    probs.sum().backward()  # cause: inplace-after-saving-op
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    probs = torch.sigmoid(x)  # cause: inplace-after-saving-op
+    probs[probs < 0.5] = 0  # cause: inplace-after-saving-op
+    probs.sum().backward()  # cause: inplace-after-saving-op
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
 # ``optimizer.step()`` changes parameters in place, and a forward pass saved them. A GAN step
 # that computes both losses from one forward pass, steps the discriminator, then backpropagates
 # the generator's loss through the discriminator, meets the changed weights. The saved tensor is

@@ -49,6 +49,14 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# Nor does keeping the size: ``resize_as_`` to the tensor's own shape is refused the same way.
+
+try:
+    x.resize_as_(x)
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
 # Forward-mode differentiation has the same rule, with a message of its own, for a *dual*
 # tensor: one that carries a tangent inside a ``dual_level``.
 

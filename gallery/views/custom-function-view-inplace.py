@@ -74,8 +74,44 @@ except RuntimeError as error:
 # %%
 # Returning the input itself (``return x``) is no way out: an output must be a tensor of its
 # own to carry your ``grad_fn``, so autograd makes it a view of the input, with the same
-# restriction. That is what "or because an input was returned as-is" refers to. Module backward
-# hooks run such a Function on every input and output of the hooked module, hence
+# restriction. That is what "or because an input was returned as-is" refers to. Any view does
+# it, ``x.view(...)`` as much as ``x[...]``, and any in-place operation, ``+=`` as much as
+# ``relu_()``:
+
+
+class ReturnsInput(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class ReturnsFlattened(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.view(-1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad.view(4, 3)
+
+
+try:
+    shifted = ReturnsInput.apply(features * 1)  # cause: identity-forward-returns-view
+    shifted += 1  # cause: identity-forward-returns-view
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    ReturnsFlattened.apply(features * 1).relu_()  # cause: identity-forward-returns-view
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Module backward hooks run such a Function on every input and output of the hooked module, hence
 # :doc:`/errors/views/backward-hook-view-inplace`.
 #
 # If the Function runs under ``torch.no_grad()`` on a tensor that requires grad (in an

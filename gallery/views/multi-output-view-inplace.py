@@ -86,6 +86,22 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# Slicing a piece (``Slice``) and ``split_with_sizes`` behave the same way:
+
+grid = torch.randn(4, 3, requires_grad=True) * 1
+top, bottom = grid.chunk(2)
+try:
+    top[:, 1:].zero_()
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+head, tail = grid.split_with_sizes([1, 3])
+try:
+    tail.mul_(2)
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
 # When the tensor that was split does not require grad but the value written into a piece
 # does, the piece has no ``grad_fn`` and the message misleadingly speaks of ``no_grad`` mode.
 # This happens when filling a preallocated buffer row by row in a loop:
