@@ -231,6 +231,16 @@ assert model.bias.grad is None
 print("after backward() on the re-wrapped loss: model.weight.grad =", model.weight.grad)
 
 # %%
+# Setting ``requires_grad`` on a loss computed without a graph (here under ``no_grad``, as in an
+# evaluation helper reused for training) does the same:
+
+with torch.no_grad():
+    detached_loss = model(inputs).pow(2).mean()
+detached_loss.requires_grad = True  # cause: loss-rewrapped
+detached_loss.backward()  # cause: loss-rewrapped
+assert model.weight.grad is None
+
+# %%
 # **Fix**: call ``backward()`` on the loss the model computed. The gradient of
 # ``mean((W x + b) ** 2)`` with respect to ``b`` is twice the mean output:
 
