@@ -242,6 +242,21 @@ torch.optim.SGD(trained.parameters(), lr=0.1).step()
 # ("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."): the
 # cure is the same ``clone()``.
 
+
+def require_grad_on_inference_tensor() -> None:
+    with torch.inference_mode():
+        made_inside = torch.ones(2)
+    try:
+        made_inside.requires_grad_()
+    except RuntimeError as error:
+        print(f"RuntimeError: {error}")
+    copy = made_inside.clone().requires_grad_()
+    (copy * 3).sum().backward()
+    torch.testing.assert_close(copy.grad, torch.full((2,), 3.0))
+
+
+require_grad_on_inference_tensor()
+
 # %%
 # Message across torch releases
 # -----------------------------

@@ -91,6 +91,11 @@ try:
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
+try:
+    features[0] = 0.0  # cause: write-into-input
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
 # %%
 # Writing through a mask or a list of indices (``x[mask] = 0``), or into the whole tensor with
 # ``x[:] = 0``, is different: those assignments make no view, so they are in-place operations on
