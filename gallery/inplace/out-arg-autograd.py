@@ -160,6 +160,16 @@ optimizer.step()
 print("weight.requires_grad =", weight.requires_grad)
 
 # %%
+# The in-place method does the same under ``torch.no_grad()``, without ``out=``:
+
+weight = torch.nn.Parameter(torch.tensor([[1.0, float("nan")], [2.0, 3.0]]))
+with torch.no_grad():
+    weight.nan_to_num_(nan=0.0)
+torch.testing.assert_close(weight.detach(), torch.tensor([[1.0, 0.0], [2.0, 3.0]]))
+(weight * x).sum().backward()
+torch.testing.assert_close(weight.grad, x)
+
+# %%
 # The pitfall of ``torch.no_grad()``
 # ----------------------------------
 # That result is a constant. Use it in a loss and the loss trains whatever else it touches,
