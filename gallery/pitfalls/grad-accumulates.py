@@ -68,7 +68,7 @@ g = 2 * x
 y.backward()  # fixed
 torch.testing.assert_close(x.grad, x.detach())
 print("gradient of y:      ", x.grad)
-x.grad = None  # fix: second-backward
+x.grad = None  # fixed
 g.sum().backward()  # fixed
 torch.testing.assert_close(x.grad, torch.tensor([2.0, 2.0]))
 print("gradient of g.sum():", x.grad)  # fixed
@@ -112,7 +112,7 @@ x = torch.tensor([1.0, 1.0], requires_grad=True)
 y = torch.dot(x, x) * 0.5
 g = 2 * x
 (grad_y,) = torch.autograd.grad(y, x)
-(grad_g,) = torch.autograd.grad(g.sum(), x)
+(grad_g,) = torch.autograd.grad(g.sum(), x)  # fix: second-backward
 torch.testing.assert_close(grad_y, torch.tensor([1.0, 1.0]))
 torch.testing.assert_close(grad_g, torch.tensor([2.0, 2.0]))
 assert x.grad is None

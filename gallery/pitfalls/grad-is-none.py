@@ -104,13 +104,20 @@ torch.testing.assert_close(leaf.grad, 0.01 * x.expand(2, 3))
 # The leaf is the original CPU tensor, which you no longer hold. ``.to(torch.float64)`` copies
 # the same way, so it stands in for ``.cuda()`` here:
 
-w = torch.randn(3, requires_grad=True).to(torch.float64)  # cause: moved-after-requires-grad
+w = torch.randn(3, requires_grad=True).to(torch.float64)  # broken
 (w * 2).sum().backward()
 with warnings.catch_warnings(record=True):  # it warns as above
     warnings.simplefilter("always")
     grad = w.grad
 print("w.is_leaf =", w.is_leaf, " w.grad_fn =", type(w.grad_fn).__name__, " w.grad =", grad)
 assert grad is None
+
+# %%
+# ``.double()`` is such a copy too:
+
+scale = torch.ones(3, requires_grad=True).double()  # cause: moved-after-requires-grad
+(scale * 2).sum().backward()  # cause: moved-after-requires-grad
+assert not scale.is_leaf
 
 # %%
 # The gradient was computed: it went through ``ToCopyBackward0`` into the original leaf, which
@@ -133,12 +140,16 @@ assert leaf.to(torch.float32).is_leaf
 # call ``requires_grad_()`` after the move:
 
 device, dtype = "cpu", torch.float64
-w = torch.randn(3, device=device, dtype=dtype, requires_grad=True)  # fix: moved-after-requires-grad
-v = torch.randn(3).to(device=device, dtype=dtype).requires_grad_()  # fix: moved-after-requires-grad
+w = torch.randn(3, device=device, dtype=dtype, requires_grad=True)  # fixed
+v = torch.randn(3).to(device=device, dtype=dtype).requires_grad_()  # fixed
 (w * 2 + v * 3).sum().backward()
 torch.testing.assert_close(w.grad, torch.full((3,), 2.0, dtype=dtype))
 torch.testing.assert_close(v.grad, torch.full((3,), 3.0, dtype=dtype))
 print("w.grad =", w.grad, " v.grad =", v.grad)
+
+scale = torch.ones(3).double().requires_grad_()  # fix: moved-after-requires-grad
+(scale * 2).sum().backward()
+torch.testing.assert_close(scale.grad, torch.full((3,), 2.0, dtype=torch.float64))
 
 # %%
 # Modules do not have this problem: ``model.to(...)`` gives each parameter new data but keeps
