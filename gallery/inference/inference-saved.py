@@ -37,7 +37,50 @@ images = torch.randn(16, 8)
 with torch.inference_mode():  # broken
     features = backbone(images)  # broken
 try:
-    logits = head(features)
+    logits = head(features)  # cause: features-made-in-inference
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Common causes
+# -------------
+# The repro above is one. More often the inference tensor hides in a cache that a model fills
+# the first time it needs it. If that first time is an evaluation (or text generation) under
+# inference mode, the cache is an inference tensor, and the next training step fails, in a
+# forward pass that looks innocent:
+
+
+class Rotary(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.cos_cached: torch.Tensor | None = None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.cos_cached is None or self.cos_cached.shape[0] < x.shape[0]:
+            positions = torch.arange(x.shape[0], dtype=x.dtype)
+            self.cos_cached = torch.cos(positions)[:, None]
+        return x * self.cos_cached[: x.shape[0]]
+
+
+rotary = Rotary()
+projection = nn.Linear(4, 4)
+with torch.inference_mode():  # evaluation ran first
+    rotary(projection(torch.randn(6, 4)))
+try:
+    rotary(projection(torch.randn(6, 4)))  # cause: cache-made-in-inference
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# And autograd inside an evaluation loop that runs under inference mode, as PyTorch Lightning's
+# validation, test and predict loops do by default. Leaving inference mode locally does not turn
+# the batch the loop created into an ordinary tensor:
+
+try:
+    with torch.inference_mode():  # the evaluation loop
+        batch = torch.randn(4, 8)
+        with torch.inference_mode(False):
+            backbone(batch)  # cause: autograd-in-evaluation
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -72,15 +115,48 @@ print("bias.grad =", bias.grad)
 
 with torch.no_grad():  # fixed
     features = backbone(images)  # fixed
-head(features).sum().backward()
+head(features).sum().backward()  # fix: features-made-in-inference
 torch.testing.assert_close(head.weight.grad, features.sum(0).expand(2, 4))
 torch.testing.assert_close(head.bias.grad, torch.full((2,), 16.0))
 print("head.weight.grad =", head.weight.grad)
 
 # %%
-# With PyTorch Lightning, validation and prediction run under inference mode by default; a step
-# that needs autograd there (or whose outputs are reused in training) calls for
-# ``Trainer(inference_mode=False)``, which makes them use ``no_grad`` instead.
+# The cache: rebuild it when it is an inference tensor. The training step then saves an
+# ordinary tensor, and the gradient of ``sum(projection(x) * cos)`` with respect to the
+# projection's bias is the sum of the cosines:
+
+
+class SafeRotary(Rotary):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.cos_cached is not None and self.cos_cached.is_inference():
+            self.cos_cached = self.cos_cached.clone()
+        return super().forward(x)
+
+
+rotary = SafeRotary()  # fix: cache-made-in-inference
+projection = nn.Linear(4, 4)
+with torch.inference_mode():
+    rotary(projection(torch.randn(6, 4)))
+rotary(projection(torch.randn(6, 4))).sum().backward()  # fix: cache-made-in-inference
+torch.testing.assert_close(projection.bias.grad, torch.cos(torch.arange(6.0)).sum().expand(4))
+print("projection.bias.grad =", projection.bias.grad)
+
+# %%
+# With PyTorch Lightning, validation, test and prediction run under inference mode by default
+# (``Trainer(inference_mode=True)``); a step that needs autograd there, or whose outputs are
+# reused in training, calls for ``Trainer(inference_mode=False)``, which makes them use
+# ``no_grad`` instead. Without Lightning, the same: run that evaluation under ``no_grad``, where
+# ``torch.enable_grad()`` turns recording back on. The gradient of ``sum(backbone(x))`` with
+# respect to the batch is the first layer's weight, masked by the ReLU, summed over outputs:
+
+with torch.no_grad():  # fix: autograd-in-evaluation
+    batch = torch.randn(4, 8)  # fix: autograd-in-evaluation
+    with torch.enable_grad():  # fix: autograd-in-evaluation
+        batch.requires_grad_()
+        hidden = backbone[0](batch)
+        (saliency,) = torch.autograd.grad(backbone[1](hidden).sum(), batch)
+expected = (hidden.detach() > 0).float() @ backbone[0].weight.detach()
+torch.testing.assert_close(saliency, expected)
 #
 # Fix 2: clone the inference tensor
 # ---------------------------------

@@ -37,14 +37,80 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# Common causes
+# -------------
 # The notes' other classic: an in-place activation whose output something else saved. ``relu``
 # saves its output; a later ``+=`` (a residual connection, say) changes it:
 
 x = torch.randn(4, requires_grad=True)
-hidden = torch.nn.ReLU(inplace=True)(x * 2)
-hidden += 1
 try:
-    hidden.sum().backward()
+    hidden = torch.nn.ReLU(inplace=True)(x * 2)  # cause: inplace-after-saving-op
+    hidden += x  # cause: inplace-after-saving-op
+    hidden.sum().backward()  # cause: inplace-after-saving-op
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Any in-place change to a saved output does it: ``*=``, or an assignment through a mask,
+# after a ``sigmoid``:
+
+x = torch.randn(4, requires_grad=True)
+try:
+    probs = torch.sigmoid(x)  # cause: inplace-after-saving-op
+    probs *= 2  # cause: inplace-after-saving-op
+    probs.sum().backward()  # cause: inplace-after-saving-op
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    probs = torch.sigmoid(x)  # cause: inplace-after-saving-op
+    probs[probs < 0.5] = 0  # cause: inplace-after-saving-op
+    probs.sum().backward()  # cause: inplace-after-saving-op
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# ``optimizer.step()`` changes parameters in place, and a forward pass saved them. A GAN step
+# that computes both losses from one forward pass, steps the discriminator, then backpropagates
+# the generator's loss through the discriminator, meets the changed weights. The saved tensor is
+# the transposed weight of the discriminator's last ``nn.Linear`` (``[4, 1]``), which the message
+# names ``AsStrided`` (older releases: ``AsStridedBackward0``, or ``TBackward`` before 1.10):
+
+from torch import nn
+
+
+def make_gan() -> tuple[nn.Sequential, nn.Sequential]:
+    generator = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 3))
+    discriminator = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    return generator, discriminator
+
+
+generator, discriminator = make_gan()
+opt_d = torch.optim.SGD(discriminator.parameters(), lr=0.1)
+opt_g = torch.optim.SGD(generator.parameters(), lr=0.1)
+real, noise = torch.randn(5, 3), torch.randn(5, 2)
+try:
+    fake = generator(noise)  # cause: optimizer-step
+    d_loss = discriminator(real).mean() - discriminator(fake).mean()  # cause: optimizer-step
+    g_loss = discriminator(fake).mean()  # cause: optimizer-step
+    d_loss.backward(retain_graph=True)  # cause: optimizer-step
+    opt_d.step()  # cause: optimizer-step
+    g_loss.backward()  # cause: optimizer-step
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# A loop that writes each step into a preallocated tensor and reads the previous step from it.
+# ``h[t - 1] @ W`` saves the row ``h[t - 1]`` (to compute the gradient of ``W``); writing
+# ``h[t]`` bumps the version counter that all rows share with ``h``:
+
+W = torch.randn(3, 3, requires_grad=True)
+h = torch.zeros(4, 3)
+h[0] = torch.tensor([0.1, 0.2, 0.3])
+try:
+    for t in range(1, 4):
+        h[t] = torch.tanh(h[t - 1] @ W)  # cause: loop-writes-buffer
+    h.sum().backward()
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -94,15 +160,70 @@ torch.testing.assert_close(x.grad, 2 * s * (1 - s))
 print("x.grad =", x.grad)
 
 # %%
-# For layers, drop ``inplace=True`` (or use ``hidden = hidden + 1``). The gradient of
-# ``relu(2x) + 1`` is 2 where ``x > 0`` and 0 elsewhere:
+# For layers, drop ``inplace=True`` and write the residual connection out of place. The
+# gradient of ``relu(2x) + x`` is 3 where ``x > 0`` and 1 elsewhere:
 
 x = torch.randn(4, requires_grad=True)
-hidden = torch.nn.ReLU()(x * 2)
-hidden = hidden + 1
+hidden = torch.nn.ReLU()(x * 2)  # fix: inplace-after-saving-op
+hidden = hidden + x  # fix: inplace-after-saving-op
 hidden.sum().backward()
-torch.testing.assert_close(x.grad, 2.0 * (x.detach() > 0))
+torch.testing.assert_close(x.grad, 1.0 + 2.0 * (x.detach() > 0))
 print("x.grad =", x.grad)
+
+# %%
+# For the GAN: step the discriminator on ``fake.detach()``, then compute the generator's loss
+# with a new forward pass through the updated discriminator. The generator's gradient is then
+# the one of its loss under the discriminator it will next face, checked here against
+# ``torch.autograd.grad`` on copies of both networks:
+
+import copy
+
+generator, discriminator = make_gan()
+opt_d = torch.optim.SGD(discriminator.parameters(), lr=0.1)
+opt_g = torch.optim.SGD(generator.parameters(), lr=0.1)
+fake = generator(noise)
+d_loss = discriminator(real).mean() - discriminator(fake.detach()).mean()  # fix: optimizer-step
+opt_d.zero_grad()
+d_loss.backward()  # fix: optimizer-step
+opt_d.step()  # fix: optimizer-step
+g_loss = discriminator(fake).mean()  # fix: optimizer-step
+opt_g.zero_grad()
+g_loss.backward()  # fix: optimizer-step
+generator_copy, discriminator_copy = copy.deepcopy(generator), copy.deepcopy(discriminator)
+expected = torch.autograd.grad(
+    discriminator_copy(generator_copy(noise)).mean(), list(generator_copy.parameters())
+)
+for parameter, grad in zip(generator.parameters(), expected, strict=True):
+    torch.testing.assert_close(parameter.grad, grad)
+print("generator's last bias grad:", generator[2].bias.grad)
+
+# %%
+# For the loop, collect the steps in a list and stack them once: every step is a new tensor,
+# nothing is overwritten. The gradient with respect to ``W`` is checked against finite
+# differences:
+
+
+def unrolled(weight: torch.Tensor) -> torch.Tensor:
+    steps = [torch.tensor([0.1, 0.2, 0.3], dtype=weight.dtype)]
+    for _ in range(1, 4):
+        steps.append(torch.tanh(steps[-1] @ weight))
+    return torch.stack(steps).sum()
+
+
+W = torch.randn(3, 3, dtype=torch.float64, requires_grad=True)
+steps = [torch.tensor([0.1, 0.2, 0.3], dtype=torch.float64)]  # fix: loop-writes-buffer
+for _ in range(1, 4):
+    steps.append(torch.tanh(steps[-1] @ W))  # fix: loop-writes-buffer
+h = torch.stack(steps)  # fix: loop-writes-buffer
+h.sum().backward()
+numeric = torch.zeros(3, 3, dtype=torch.float64)
+for i in range(3):
+    for j in range(3):
+        step = torch.zeros(3, 3, dtype=torch.float64)
+        step[i, j] = 1e-6
+        numeric[i, j] = (unrolled(W.detach() + step) - unrolled(W.detach() - step)) / 2e-6
+torch.testing.assert_close(W.grad, numeric)
+print("W.grad =", W.grad)
 
 # %%
 # Fix 2: clone before changing

@@ -31,20 +31,43 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
-# Collecting per-step results into a preallocated tensor is the other common way in. And the
-# inputs need not require grad at all: an ``out`` tensor that does (here a parameter) is
-# enough on its own.
+# Common causes
+# -------------
+# Saving an allocation with ``out=``, as above. Hand-written non-maximum suppression does it for
+# every coordinate of the boxes, which fails once the boxes come from a model with gradients on:
+
+boxes = torch.rand(5, 4, requires_grad=True) * 10
+x1 = boxes[:, 0]
+order = torch.tensor([0, 2, 4])
+xx1 = x1.new_empty(0)
+try:
+    torch.index_select(x1, 0, order, out=xx1)  # cause: reuse-result-buffer
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Collecting per-step results into a preallocated tensor:
 
 rows = [torch.randn(2, requires_grad=True) for _ in range(3)]
 stacked = torch.empty(3, 2)
 try:
-    torch.stack(rows, out=stacked)
+    torch.stack(rows, out=stacked)  # cause: collect-into-buffer
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
-weight = torch.nn.Parameter(torch.empty(2, 2))
+# %%
+# And the inputs need not require grad at all: an ``out`` tensor that does is enough on its
+# own. Writing into a parameter with ``out=``, to clean it of NaN say, or to set it to a
+# product:
+
+weight = torch.nn.Parameter(torch.tensor([[1.0, float("nan")], [2.0, 3.0]]))
 try:
-    torch.mm(torch.randn(2, 2), torch.randn(2, 2), out=weight)
+    torch.nan_to_num(weight, nan=0.0, out=weight)  # cause: out-is-parameter
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    torch.mm(torch.randn(2, 2), torch.randn(2, 2), out=weight)  # cause: out-is-parameter
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -75,6 +98,17 @@ torch.testing.assert_close(a.grad, torch.ones(3))
 print("result.grad_fn =", result.grad_fn, " a.grad =", a.grad)
 
 # %%
+# The same for the suppression: ``index_select`` without ``out=`` returns the selected
+# coordinates, recorded, and the gradient of their sum reaches the selected boxes only:
+
+boxes = torch.rand(5, 4, requires_grad=True)
+xx1 = torch.index_select(boxes[:, 0], 0, order)  # fix: reuse-result-buffer
+xx1.sum().backward()
+expected = torch.zeros(5, 4)
+expected[order, 0] = 1.0
+torch.testing.assert_close(boxes.grad, expected)
+
+# %%
 # Fix 2: assign into the preallocated tensor
 # ------------------------------------------
 # If the results must land in a tensor allocated beforehand, write them with indexing
@@ -86,7 +120,7 @@ print("result.grad_fn =", result.grad_fn, " a.grad =", a.grad)
 a = torch.randn(2, requires_grad=True)
 buffer = torch.empty(3, 2)
 for k in range(3):
-    buffer[k] = k * a
+    buffer[k] = k * a  # fix: collect-into-buffer
 buffer.sum().backward()
 torch.testing.assert_close(a.grad, torch.full((2,), 3.0))
 print("buffer.grad_fn =", buffer.grad_fn, " a.grad =", a.grad)
@@ -95,8 +129,8 @@ print("buffer.grad_fn =", buffer.grad_fn, " a.grad =", a.grad)
 # Fix 3: ``out=`` under ``torch.no_grad()``
 # -----------------------------------------
 # When no gradient is wanted (evaluation, statistics, an update of state), the ``out=`` form is
-# allowed under ``torch.no_grad()``. The output then does not require grad; ``a`` itself is
-# untouched, and trains as before:
+# allowed under ``torch.no_grad()``. The result joins no graph; ``a`` itself is untouched, and
+# trains as before:
 
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 result = torch.empty(3)
@@ -106,6 +140,34 @@ torch.testing.assert_close(result, a.detach() + 1)
 (a * a).sum().backward()
 torch.testing.assert_close(a.grad, 2 * a.detach())
 print("result =", result, " requires_grad =", result.requires_grad)
+
+# %%
+# ``torch.no_grad()`` does not touch the ``out`` tensor's own ``requires_grad`` flag. A
+# parameter cleaned with ``out=`` under ``no_grad`` still requires grad, is still the leaf its
+# optimizer holds, and trains on: the gradient of ``sum(weight * x)`` is ``x``:
+
+weight = torch.nn.Parameter(torch.tensor([[1.0, float("nan")], [2.0, 3.0]]))
+optimizer = torch.optim.SGD([weight], lr=0.1)
+with torch.no_grad():  # fix: out-is-parameter
+    torch.nan_to_num(weight, nan=0.0, out=weight)  # fix: out-is-parameter
+assert weight.requires_grad
+assert weight.is_leaf
+torch.testing.assert_close(weight.detach(), torch.tensor([[1.0, 0.0], [2.0, 3.0]]))
+x = torch.randn(2, 2)
+(weight * x).sum().backward()
+torch.testing.assert_close(weight.grad, x)
+optimizer.step()
+print("weight.requires_grad =", weight.requires_grad)
+
+# %%
+# The in-place method does the same under ``torch.no_grad()``, without ``out=``:
+
+weight = torch.nn.Parameter(torch.tensor([[1.0, float("nan")], [2.0, 3.0]]))
+with torch.no_grad():
+    weight.nan_to_num_(nan=0.0)
+torch.testing.assert_close(weight.detach(), torch.tensor([[1.0, 0.0], [2.0, 3.0]]))
+(weight * x).sum().backward()
+torch.testing.assert_close(weight.grad, x)
 
 # %%
 # The pitfall of ``torch.no_grad()``

@@ -30,12 +30,29 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# A parameter cannot be grown that way either:
+
+embedding = nn.Embedding(3, 2)
+try:
+    embedding.weight.resize_(5, 2)  # cause: resize-differentiated
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
 # ``torch.no_grad()`` does not help, unlike for other in-place changes to a leaf
 # (:doc:`/errors/inplace/leaf-inplace`): the tensor still requires grad.
 
 try:
     with torch.no_grad():
         x.resize_(5)
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Nor does keeping the size: ``resize_as_`` to the tensor's own shape is refused the same way.
+
+try:
+    x.resize_as_(x)
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -73,7 +90,18 @@ meter = ScoreMeter()
 meter.add(model(torch.randn(4, 3)))
 print(f"after one batch: requires_grad={meter.scores.requires_grad}, {meter.scores.grad_fn}")
 try:
-    meter.add(model(torch.randn(4, 3)))
+    meter.add(model(torch.randn(4, 3)))  # cause: state-buffer-joins-graph
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Functions that create values resize their ``out`` tensor before writing into it, so an
+# ``out`` tensor that requires grad gets this error rather than
+# :doc:`/errors/inplace/out-arg-autograd`:
+
+noise = torch.zeros(3, requires_grad=True)
+try:
+    torch.randn(3, out=noise)  # cause: out-requires-grad
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -93,7 +121,7 @@ class DetachedScoreMeter(ScoreMeter):
 
 
 model = nn.Linear(3, 2)
-meter = DetachedScoreMeter()
+meter = DetachedScoreMeter()  # fix: state-buffer-joins-graph
 batches = [torch.randn(4, 3), torch.randn(4, 3)]
 for batch in batches:
     output = model(batch)
@@ -127,9 +155,9 @@ print("grown =", grown, " x.grad =", x.grad)
 # twice and row 0 once gives those rows gradients of 2 and 1:
 
 embedding = nn.Embedding(3, 2)
-with torch.no_grad():
-    weight = torch.cat([embedding.weight, 0.01 * torch.randn(2, 2)])
-embedding.weight = nn.Parameter(weight)
+with torch.no_grad():  # fix: resize-differentiated
+    weight = torch.cat([embedding.weight, 0.01 * torch.randn(2, 2)])  # fix: resize-differentiated
+embedding.weight = nn.Parameter(weight)  # fix: resize-differentiated
 embedding.num_embeddings = 5
 optimizer = torch.optim.SGD(embedding.parameters(), lr=0.1)
 embedding(torch.tensor([4, 0, 4])).sum().backward()
@@ -137,6 +165,16 @@ expected = torch.tensor([[1.0, 1.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [2.0, 2
 torch.testing.assert_close(embedding.weight.grad, expected)
 optimizer.step()
 print("embedding.weight.grad =\n", embedding.weight.grad)
+
+# %%
+# For the ``out=`` tensor: create the values, then copy them in under ``torch.no_grad()``.
+# ``noise`` stays a leaf that requires grad, and the gradient of ``sum(noise * 2)`` is 2:
+
+noise = torch.zeros(3, requires_grad=True)
+with torch.no_grad():  # fix: out-requires-grad
+    noise.copy_(torch.randn(3))  # fix: out-requires-grad
+(noise * 2).sum().backward()
+torch.testing.assert_close(noise.grad, torch.full((3,), 2.0))
 
 # %%
 # The pitfall of ``.data`` and ``detach()``

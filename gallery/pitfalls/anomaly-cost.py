@@ -41,6 +41,31 @@ assert "traceback_" in y.grad_fn.metadata
 assert not torch.is_anomaly_enabled()
 
 # %%
+# Nothing says it is on
+# ---------------------
+# ``set_detect_anomaly(True)``, the switch people add at the top of a script while debugging,
+# warns nothing; only the ``detect_anomaly()`` context manager warns, once, as it is entered. A
+# script that keeps the switch pays the cost on every step without a word:
+
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.autograd.set_detect_anomaly(True)  # cause: left-on
+    y = x * 2  # cause: left-on
+assert caught == []
+assert "traceback_" in y.grad_fn.metadata
+torch.autograd.set_detect_anomaly(False)
+print("warnings from set_detect_anomaly(True):", len(caught))
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.autograd.detect_anomaly():
+        pass
+print("warnings from detect_anomaly():        ", [str(w.message)[:40] for w in caught])
+assert len(caught) == 1
+
+# %%
 # Measuring the cost
 # ------------------
 # The notes report runs two to three times slower (a five-minute run took two to three times
@@ -129,20 +154,39 @@ step()  # fixed
 torch.autograd.set_detect_anomaly(False)  # fixed
 assert not torch.is_anomaly_enabled()
 
+with torch.autograd.detect_anomaly():  # fix: left-on
+    y = x * 2  # fix: left-on
+y = x * 2
+assert not torch.is_anomaly_enabled()
+assert "traceback_" not in y.grad_fn.metadata
+
 # %%
-# To catch NaN gradients more cheaply, enable the mode around ``backward()`` only, as
-# ``step_backward_only`` above does: the NaN check still raises, naming the backward function,
-# but without forward traces the message cannot say which line of the forward pass created it
-# (torch warns "No forward pass information available"). The notes' ``x / x`` example:
+# Enabling the mode around ``backward()`` only, as ``step_backward_only`` above does, saves the
+# forward traces, so the message cannot say which line of the forward pass created a NaN (torch
+# warns "No forward pass information available"). But the NaN check stays: every backward
+# function's outputs are still scanned, and on a GPU each scan copies its answer to the host
+# (``isnan(output)._is_any_true().item()`` in ``torch/csrc/autograd/engine.cpp``), one
+# synchronisation per node. The notes' ``x / x`` example shows the check at work:
 
 x = torch.tensor([0.0, 1.0, 1.0, 1.0, 1.0], requires_grad=True)
 loss = (x / x).sum()
 try:
-    with torch.autograd.set_detect_anomaly(True):
-        loss.backward()
+    with torch.autograd.set_detect_anomaly(True):  # cause: backward-only-still-checks
+        loss.backward()  # cause: backward-only-still-checks
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 assert not torch.is_anomaly_enabled()
+
+# %%
+# When you are hunting an in-place error (:doc:`/errors/inplace/inplace-modified`) rather than
+# a NaN, ``check_nan=False`` drops the scan; the same backward then runs to the end, NaN and all:
+
+x = torch.tensor([0.0, 1.0, 1.0, 1.0, 1.0], requires_grad=True)
+loss = (x / x).sum()
+with torch.autograd.set_detect_anomaly(True, check_nan=False):  # fix: backward-only-still-checks
+    loss.backward()  # fix: backward-only-still-checks
+assert torch.isnan(x.grad[0])
+torch.testing.assert_close(x.grad[1:], torch.zeros(4))
 
 # %%
 # For a check that can stay on in training, test the gradient norm instead (see
@@ -151,7 +195,7 @@ assert not torch.is_anomaly_enabled()
 
 step()
 total_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=float("inf"))
-assert torch.isfinite(total_norm)
+assert torch.isfinite(total_norm)  # fix: backward-only-still-checks
 print("gradient norm:", round(total_norm.item(), 3))
 
 # %%

@@ -48,6 +48,36 @@ torch.testing.assert_close(x.grad, torch.tensor([1.0, -1.0]))  # wrong, and no e
 torch.testing.assert_close(w.grad, torch.tensor([1.0, 1.0]))  # right: x was not changed
 
 # %%
+# A hand-written update between two losses that share a forward pass does the same: the second
+# ``backward()`` reads the updated weight. ``loss_b = sum((w * x) ** 2)`` has gradient
+# ``2 * w * x * w`` with respect to ``x``, at the old ``w = [2, -3]``; backward uses the new one:
+
+w = torch.tensor([2.0, -3.0], requires_grad=True)
+x = torch.tensor([1.0, 1.0], requires_grad=True)
+product = w * x
+loss_a, loss_b = product.sum(), (product**2).sum()
+loss_a.backward(retain_graph=True)
+w.data -= 0.5 * w.grad  # cause: update-before-backward
+x.grad = None
+loss_b.backward()  # cause: update-before-backward
+true_grad = 2 * torch.tensor([2.0, -3.0]) ** 2
+print("x.grad =", x.grad, " (the loss's gradient is", true_grad, ")")
+assert not torch.allclose(x.grad, true_grad)
+
+# %%
+# So does editing, through ``.data``, an output that its operation saved. ``sigmoid`` computes
+# its gradient from its output ``s`` as ``s * (1 - s)``; clamping ``s`` through ``.data`` feeds
+# the clamped values to that formula:
+
+logits = torch.tensor([-8.0, 0.0, 8.0], requires_grad=True)
+probs = torch.sigmoid(logits)
+probs.data.clamp_(0.01, 0.99)  # cause: output-edited-through-data
+probs.sum().backward()  # cause: output-edited-through-data
+s = torch.sigmoid(logits.detach())
+print("logits.grad =", logits.grad, " true:", s * (1 - s))
+assert not torch.allclose(logits.grad, s * (1 - s))
+
+# %%
 # Only the gradients that read the changed tensor are wrong (``x.grad``, not ``w.grad``), and
 # they are plausible numbers, not NaN: nothing draws attention to them.
 #
@@ -85,6 +115,31 @@ with torch.no_grad():  # fixed
 print("x.grad =", x.grad, " w =", w.detach())
 torch.testing.assert_close(x.grad, torch.tensor([2.0, -3.0]))
 torch.testing.assert_close(w.detach(), torch.tensor([1.0, -1.0]))
+
+# %%
+# For the two losses: finish both backward passes, then update. The gradient of ``loss_b`` with
+# respect to ``x`` is then the one at the weights the forward pass used:
+
+w = torch.tensor([2.0, -3.0], requires_grad=True)
+x = torch.tensor([1.0, 1.0], requires_grad=True)
+product = w * x
+loss_a, loss_b = product.sum(), (product**2).sum()
+loss_a.backward(retain_graph=True)
+x.grad = None
+loss_b.backward()  # fix: update-before-backward
+with torch.no_grad():  # fix: update-before-backward
+    w -= 0.5 * w.grad  # fix: update-before-backward
+torch.testing.assert_close(x.grad, 2 * torch.tensor([2.0, -3.0]) ** 2)
+
+# %%
+# For the output, clamp out of place: autograd then differentiates the clamp too, and the
+# gradient is ``s * (1 - s)`` where ``s`` lies inside the bounds and 0 where it was clamped:
+
+logits = torch.tensor([-8.0, 0.0, 8.0], requires_grad=True)
+probs = torch.sigmoid(logits).clamp(0.01, 0.99)  # fix: output-edited-through-data
+probs.sum().backward()
+s = torch.sigmoid(logits.detach())
+torch.testing.assert_close(logits.grad, s * (1 - s) * ((s > 0.01) & (s < 0.99)))
 
 # %%
 # If the gradient is meant to be the clipped weights' gradient, clip *before* the forward pass,

@@ -72,7 +72,7 @@ optimizer = torch.optim.SGD([w], lr=0.25)
 history = []
 for _ in range(3):
     snapshot = w.detach()  # broken
-    history.append(snapshot)
+    history.append(snapshot)  # cause: detach-snapshot
     optimizer.zero_grad()
     (w * w).sum().backward()
     optimizer.step()
@@ -94,7 +94,7 @@ optimizer = torch.optim.SGD([w], lr=0.25)
 history = []
 for _ in range(3):
     snapshot = w.detach().clone()  # fixed
-    history.append(snapshot)
+    history.append(snapshot)  # fix: detach-snapshot
     optimizer.zero_grad()
     (w * w).sum().backward()
     optimizer.step()
@@ -107,13 +107,64 @@ assert not history[0].requires_grad
 assert history[0].grad_fn is None
 
 # %%
+# ``state_dict()`` is made of the same kind of aliases
+# ----------------------------------------------------
+# ``model.state_dict()`` returns the parameters detached, not copied. Keeping it as "the best
+# model so far" keeps references to the live weights: the optimizer steps that follow change
+# it, and the checkpoint written at the end holds the last weights, not the best:
+
+model = torch.nn.Linear(2, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+inputs = torch.ones(4, 2)
+best_loss, best_state = float("inf"), {}
+for _ in range(3):
+    optimizer.zero_grad()
+    loss = model(inputs).pow(2).mean()
+    if loss.item() < best_loss:
+        best_loss = loss.item()
+        best_state = model.state_dict()  # cause: state-dict-snapshot
+    loss.backward()
+    optimizer.step()
+assert torch.equal(best_state["weight"], model.weight.detach())  # the last weights
+assert best_state["weight"].data_ptr() == model.weight.data_ptr()
+print("best_state follows the model:", best_state["weight"].tolist(), model.weight.tolist())
+
+# %%
+# ``copy.deepcopy`` copies every tensor. The saved state is then the weights at the step with the
+# lowest loss, which is the first one here, before any update:
+
+import copy
+
+model = torch.nn.Linear(2, 1)
+initial = copy.deepcopy(model.state_dict())
+optimizer = torch.optim.SGD(model.parameters(), lr=2.0)  # diverges: the first loss is the best
+best_loss, best_state = float("inf"), {}
+for _ in range(3):
+    optimizer.zero_grad()
+    loss = model(inputs).pow(2).mean()
+    if loss.item() < best_loss:
+        best_loss = loss.item()
+        best_state = copy.deepcopy(model.state_dict())  # fix: state-dict-snapshot
+    loss.backward()
+    optimizer.step()
+torch.testing.assert_close(best_state["weight"], initial["weight"])
+torch.testing.assert_close(best_state["bias"], initial["bias"])
+
+# %%
 # Converting does not always copy either: ``.cpu()`` on a tensor already on the CPU returns the
 # tensor itself, and ``.numpy()`` wraps the same memory. So ``w.detach().cpu().numpy()`` shares
-# ``w``'s memory on a CPU machine, and is a copy on a GPU one:
+# ``w``'s memory when ``w`` is on the CPU, and is a copy when it is on a GPU. An optimizer step
+# then changes the "copy":
 
 w = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
-on_cpu = w.detach().cpu()
-assert on_cpu.data_ptr() == w.data_ptr()
+optimizer = torch.optim.SGD([w], lr=0.5)
+saved = w.detach().cpu().numpy()  # cause: numpy-view
+kept = w.detach().cpu().numpy().copy()  # fix: numpy-view
+(w * w).sum().backward()
+optimizer.step()
+print("saved:", saved, " kept:", kept, " w:", w.detach().numpy())
+assert saved.tolist() == [0.0, 0.0]  # w = w - 0.5 * 2w: the step zeroed it, and the "copy" too
+assert kept.tolist() == [1.0, 2.0]
 
 # %%
 # The version counter: ``detach()`` tells autograd, ``.data`` does not

@@ -36,6 +36,7 @@ g = 2 * x
 y.backward()  # broken
 print("after y.backward():      x.grad =", x.grad)
 g.sum().backward()  # broken
+assert x.grad is not None  # cause: second-backward
 print("after g.sum().backward(): x.grad =", x.grad)  # broken
 torch.testing.assert_close(x.grad, torch.tensor([3.0, 3.0]))
 
@@ -48,8 +49,8 @@ w = torch.nn.Parameter(torch.zeros(3))
 optimizer = torch.optim.SGD([w], lr=0.1)
 batches = [torch.tensor([1.0, 2.0, 3.0]), torch.tensor([10.0, 20.0, 30.0])]
 for batch in batches:
-    loss = (w * batch).sum()
-    loss.backward()
+    loss = (w * batch).sum()  # cause: missing-zero-grad
+    loss.backward()  # cause: missing-zero-grad
     optimizer.step()
 print("gradient used by the second step:", w.grad)
 torch.testing.assert_close(w.grad, batches[0] + batches[1])
@@ -79,7 +80,7 @@ print("gradient of g.sum():", x.grad)  # fixed
 w = torch.nn.Parameter(torch.zeros(3))
 optimizer = torch.optim.SGD([w], lr=0.1)
 for batch in batches:
-    optimizer.zero_grad()
+    optimizer.zero_grad()  # fix: missing-zero-grad
     loss = (w * batch).sum()
     loss.backward()
     torch.testing.assert_close(w.grad, batch)
@@ -111,7 +112,7 @@ x = torch.tensor([1.0, 1.0], requires_grad=True)
 y = torch.dot(x, x) * 0.5
 g = 2 * x
 (grad_y,) = torch.autograd.grad(y, x)
-(grad_g,) = torch.autograd.grad(g.sum(), x)
+(grad_g,) = torch.autograd.grad(g.sum(), x)  # fix: second-backward
 torch.testing.assert_close(grad_y, torch.tensor([1.0, 1.0]))
 torch.testing.assert_close(grad_g, torch.tensor([2.0, 2.0]))
 assert x.grad is None
@@ -123,8 +124,8 @@ print("grad of y:", grad_y, " grad of g.sum():", grad_g, " x.grad:", x.grad)
 # Accumulation is a feature: it is how one step can use more samples than fit in memory at
 # once. Run ``backward()`` on several micro-batches and step once. The gradient of a sum of
 # losses is the sum of their gradients, so if the loss is a mean over the batch, divide each
-# micro-batch's loss by the number of micro-batches: the accumulated gradient is then exactly the
-# full batch's.
+# micro-batch's loss by the number of micro-batches: with micro-batches of equal size, the
+# accumulated gradient is then exactly the full batch's.
 
 model = torch.nn.Linear(3, 1, dtype=torch.float64)
 inputs = torch.randn(8, 3, dtype=torch.float64)
@@ -143,6 +144,32 @@ for part_inputs, part_targets in parts:
 for parameter, expected in zip(model.parameters(), full_batch, strict=True):
     torch.testing.assert_close(parameter.grad, expected)
 print("accumulated over 4 micro-batches == full batch:", [tuple(g.shape) for g in full_batch])
+
+# %%
+# Dividing by the number of micro-batches is exact only because the four micro-batches are the
+# same size. Split 8 samples into 3, 3 and 2 (what ``chunk(3)`` gives, and what a last, smaller
+# batch looks like), and the two samples of the last micro-batch weigh as much as three: the
+# accumulated gradient is no longer the full batch's:
+
+uneven = list(zip(inputs.chunk(3), targets.chunk(3), strict=True))
+assert [len(part) for part, _ in uneven] == [3, 3, 2]
+model.zero_grad()
+for part_inputs, part_targets in uneven:
+    loss = torch.nn.functional.mse_loss(model(part_inputs), part_targets)
+    (loss / len(uneven)).backward()  # cause: uneven-micro-batches
+assert not torch.allclose(model.weight.grad, full_batch[0])
+print("divided by 3, uneven sizes:", model.weight.grad, " full batch:", full_batch[0])
+
+# %%
+# Weighting each micro-batch's mean loss by its share of the samples gives the full batch's
+# gradient exactly, whatever the sizes:
+
+model.zero_grad()
+for part_inputs, part_targets in uneven:
+    loss = torch.nn.functional.mse_loss(model(part_inputs), part_targets)
+    (loss * len(part_inputs) / len(inputs)).backward()  # fix: uneven-micro-batches
+for parameter, expected in zip(model.parameters(), full_batch, strict=True):
+    torch.testing.assert_close(parameter.grad, expected)
 
 # %%
 # Forgetting the division gives ``micro_batches`` times the gradient, as if the learning rate

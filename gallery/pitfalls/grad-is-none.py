@@ -28,7 +28,7 @@ import torch
 # pass stops at the weights and the input's ``.grad`` stays None, silently:
 
 weight = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
-image = torch.tensor([0.5, 0.5, 0.5])
+image = torch.tensor([0.5, 0.5, 0.5])  # cause: input-without-requires-grad
 (weight * image).sum().backward()
 print("image.grad =", image.grad, " weight.grad =", weight.grad)
 assert image.grad is None
@@ -40,7 +40,7 @@ assert image.grad is None
 # **Fix**: ask for the gradient before the forward pass:
 
 weight = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
-image = torch.tensor([0.5, 0.5, 0.5]).requires_grad_()
+image = torch.tensor([0.5, 0.5, 0.5]).requires_grad_()  # fix: input-without-requires-grad
 (weight * image).sum().backward()
 torch.testing.assert_close(image.grad, weight.detach())
 print("image.grad =", image.grad)
@@ -75,6 +75,17 @@ torch.testing.assert_close(w.grad, x.expand(2, 3))
 print("w.grad =", w.grad)
 
 # %%
+# A bias made the same way, with ``* 1`` standing for any scaling or offset, is a non-leaf too;
+# created as it will be used, then marked with ``requires_grad_()``, it gets its gradient, ones:
+
+bias = torch.zeros(2, requires_grad=True) * 1  # cause: scaled-after-requires-grad
+(w @ x + bias).sum().backward()
+assert not bias.is_leaf
+bias = torch.zeros(2).requires_grad_()  # fix: scaled-after-requires-grad
+(w.detach() @ x + bias).sum().backward()
+torch.testing.assert_close(bias.grad, torch.ones(2))
+
+# %%
 # If you did want an intermediate's gradient, call ``retain_grad()`` on it before
 # ``backward()``, or get it with ``torch.autograd.grad``:
 
@@ -100,6 +111,13 @@ with warnings.catch_warnings(record=True):  # it warns as above
     grad = w.grad
 print("w.is_leaf =", w.is_leaf, " w.grad_fn =", type(w.grad_fn).__name__, " w.grad =", grad)
 assert grad is None
+
+# %%
+# ``.double()`` is such a copy too:
+
+scale = torch.ones(3, requires_grad=True).double()  # cause: moved-after-requires-grad
+(scale * 2).sum().backward()  # cause: moved-after-requires-grad
+assert not scale.is_leaf
 
 # %%
 # The gradient was computed: it went through ``ToCopyBackward0`` into the original leaf, which
@@ -129,6 +147,10 @@ torch.testing.assert_close(w.grad, torch.full((3,), 2.0, dtype=dtype))
 torch.testing.assert_close(v.grad, torch.full((3,), 3.0, dtype=dtype))
 print("w.grad =", w.grad, " v.grad =", v.grad)
 
+scale = torch.ones(3).double().requires_grad_()  # fix: moved-after-requires-grad
+(scale * 2).sum().backward()
+torch.testing.assert_close(scale.grad, torch.full((3,), 2.0, dtype=torch.float64))
+
 # %%
 # Modules do not have this problem: ``model.to(...)`` gives each parameter new data but keeps
 # the parameter object, so the parameters stay the same leaves (and an optimizer built before
@@ -154,7 +176,7 @@ trunk = torch.nn.Linear(3, 4)
 head_a, head_b = torch.nn.Linear(4, 1), torch.nn.Linear(4, 1)
 scale = torch.tensor(2.0, requires_grad=True)
 features = trunk(torch.randn(5, 3))
-loss = head_a(features).sum() * scale.detach()
+loss = head_a(features).sum() * scale.detach()  # cause: not-in-graph
 loss.backward()
 print("head_b.weight.grad =", head_b.weight.grad, " scale.grad =", scale.grad)
 assert head_b.weight.grad is None
@@ -168,7 +190,7 @@ assert trunk.weight.grad is not None
 # ``find_unused_parameters=True`` for the same reason.)
 
 modules = {"trunk": trunk, "head_a": head_a, "head_b": head_b}
-unused = [
+unused = [  # fix: not-in-graph
     f"{module_name}.{name}"
     for module_name, module in modules.items()
     for name, parameter in module.named_parameters()
@@ -201,6 +223,76 @@ head_a(torch.randn(2, 4)).sum().backward()
 assert head_a.weight.grad is not None
 optimizer.zero_grad()
 assert head_a.weight.grad is None
+
+# %%
+# 6. The loss was re-wrapped as a new tensor
+# -------------------------------------------
+# ``torch.tensor(loss.item(), requires_grad=True)`` makes a new leaf holding the loss's value,
+# with no history. Written to silence an error about ``requires_grad`` (see
+# :doc:`/errors/graph/no-grad-fn`), it lets ``backward()`` run, and reach nothing: every
+# parameter keeps ``.grad = None``:
+
+model = torch.nn.Linear(3, 1)
+inputs = torch.randn(4, 3)
+loss = model(inputs).pow(2).mean()
+rewrapped = torch.tensor(loss.item(), requires_grad=True)  # cause: loss-rewrapped
+rewrapped.backward()  # cause: loss-rewrapped
+assert model.weight.grad is None
+assert model.bias.grad is None
+print("after backward() on the re-wrapped loss: model.weight.grad =", model.weight.grad)
+
+# %%
+# Setting ``requires_grad`` on a loss computed without a graph (here under ``no_grad``, as in an
+# evaluation helper reused for training) does the same:
+
+with torch.no_grad():
+    detached_loss = model(inputs).pow(2).mean()
+detached_loss.requires_grad = True  # cause: loss-rewrapped
+detached_loss.backward()  # cause: loss-rewrapped
+assert model.weight.grad is None
+
+# %%
+# **Fix**: call ``backward()`` on the loss the model computed. The gradient of
+# ``mean((W x + b) ** 2)`` with respect to ``b`` is twice the mean output:
+
+loss = model(inputs).pow(2).mean()
+loss.backward()  # fix: loss-rewrapped
+torch.testing.assert_close(model.bias.grad, 2 * model(inputs).detach().mean(0))
+
+# %%
+# 7. The parameter was replaced after the optimizer was built
+# -----------------------------------------------------------
+# Fine-tuning code often swaps a model's head after building the optimizer. The new layer gets
+# gradients, but the optimizer holds the parameters of the old one, which the forward pass no
+# longer uses: their ``.grad`` stays None, the optimizer skips them, and the new head never
+# moves:
+
+model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model[1] = torch.nn.Linear(4, 5)  # cause: replaced-after-optimizer
+head_before = model[1].weight.detach().clone()
+model(torch.randn(2, 3)).sum().backward()
+optimizer.step()
+held = optimizer.param_groups[0]["params"]
+assert all(p.grad is None for p in held[2:])  # the old head's weight and bias
+assert torch.equal(model[1].weight.detach(), head_before)  # the new head did not move
+print("new head moved:", not torch.equal(model[1].weight.detach(), head_before))
+
+# %%
+# **Fix**: build the optimizer after the model's last change. The new head then moves by
+# ``-lr`` times its gradient, which for ``sum(head(h))`` is the column sums of ``h``:
+
+model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+model[1] = torch.nn.Linear(4, 5)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)  # fix: replaced-after-optimizer
+head_before = model[1].weight.detach().clone()
+inputs = torch.randn(2, 3)
+hidden = model[0](inputs).detach()
+model(inputs).sum().backward()
+optimizer.step()
+expected_grad = hidden.sum(0).expand(5, 4)
+torch.testing.assert_close(model[1].weight.grad, expected_grad)
+torch.testing.assert_close(model[1].weight.detach(), head_before - 0.1 * expected_grad)
 
 # %%
 # .. autograd-entry-footer:: grad-is-none

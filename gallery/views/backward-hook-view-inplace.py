@@ -69,7 +69,7 @@ head = Head()
 head.register_full_backward_hook(print_gradient_shapes)
 images = torch.randn(5, 4)
 try:
-    head(backbone(images))
+    head(backbone(images))  # cause: hooked-input-inplace
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -101,6 +101,28 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# A residual block that adds its shortcut in place after the hooked layer does the same:
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 3, 3, padding=1)
+
+    def forward(self, x):
+        out = self.conv(x)
+        out += x
+        return F.relu(out)
+
+
+block = Block()
+try:
+    block.conv.register_full_backward_hook(print_gradient_shapes)  # cause: hooked-output-inplace
+    block(pictures)  # cause: hooked-output-inplace
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
 # Fix 1: hook the tensor, from a forward hook
 # -------------------------------------------
 # A forward hook receives the module's output; registering a tensor hook on it gives its
@@ -117,7 +139,7 @@ def keep_activation_and_gradient(module, inputs, output):  # fixed
 
 
 model.features.register_forward_hook(keep_activation_and_gradient)  # fixed
-score = model(pictures)[0, 3]
+score = model(pictures)[0, 3]  # fix: hooked-output-inplace
 score.backward()
 
 # %%
@@ -144,7 +166,7 @@ print("Grad-CAM map:", tuple(cam.shape))
 # times the column sums of the linear layer's weight:
 
 head = Head()
-head.relu.inplace = False
+head.relu.inplace = False  # fix: hooked-input-inplace
 received = {}
 head.register_full_backward_hook(
     lambda module, grad_input, grad_output: received.update(inputs=grad_input, outputs=grad_output)
@@ -155,6 +177,26 @@ torch.testing.assert_close(received["outputs"][0], torch.ones(5, 2))
 expected = (hidden.detach() > 0) * head.fc.weight.detach().sum(0)
 torch.testing.assert_close(received["inputs"][0], expected)
 print("grad_input[0] shape:", tuple(received["inputs"][0].shape))
+
+# %%
+# In the residual block, write the shortcut out of place. The hook then receives the gradient
+# of the convolution's output, which for ``sum(relu(conv(x) + x))`` is the ReLU's mask:
+
+
+class OutOfPlaceBlock(Block):
+    def forward(self, x):
+        out = self.conv(x)
+        out = out + x
+        return F.relu(out)
+
+
+block = OutOfPlaceBlock()  # fix: hooked-output-inplace
+block.conv.register_full_backward_hook(
+    lambda module, grad_input, grad_output: received.update(outputs=grad_output)
+)
+block(pictures.clone().requires_grad_()).sum().backward()
+mask = (block.conv(pictures) + pictures > 0).float()
+torch.testing.assert_close(received["outputs"][0], mask)
 
 # %%
 # ``for m in model.modules(): if isinstance(m, nn.ReLU): m.inplace = False`` does it for a

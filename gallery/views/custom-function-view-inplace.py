@@ -16,6 +16,7 @@ identity forward, the negated gradient backward.
 
 import torch
 from torch import nn
+from torch.utils.checkpoint import checkpoint
 
 
 class GradReverse(torch.autograd.Function):
@@ -48,15 +49,69 @@ print(f"grad_fn: {reversed_features.grad_fn.name()}")
 features = torch.randn(4, 3, requires_grad=True)
 domain_head = nn.Sequential(nn.ReLU(inplace=True), nn.Linear(3, 1))
 try:
-    domain_head(GradReverse.apply(features * 1))
+    domain_head(GradReverse.apply(features * 1))  # cause: identity-forward-returns-view
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# The Function need not be yours. Reentrant activation checkpointing
+# (``torch.utils.checkpoint.checkpoint(..., use_reentrant=True)``) runs the checkpointed segment
+# inside a custom Function, ``CheckpointFunction``. A segment whose output is a view (a reshape
+# at its end), followed by an in-place operation, gets this message with that name:
+
+
+def flatten_segment(t: torch.Tensor) -> torch.Tensor:
+    return (t * 2).view(4, 3)
+
+
+images = torch.randn(4, 3, 1, requires_grad=True)
+try:
+    out = checkpoint(flatten_segment, images, use_reentrant=True)  # cause: reentrant-checkpoint
+    nn.ReLU(inplace=True)(out)  # cause: reentrant-checkpoint
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
 # Returning the input itself (``return x``) is no way out: an output must be a tensor of its
 # own to carry your ``grad_fn``, so autograd makes it a view of the input, with the same
-# restriction. That is what "or because an input was returned as-is" refers to. Module backward
-# hooks run such a Function on every input and output of the hooked module, hence
+# restriction. That is what "or because an input was returned as-is" refers to. Any view does
+# it, ``x.view(...)`` as much as ``x[...]``, and any in-place operation, ``+=`` as much as
+# ``relu_()``:
+
+
+class ReturnsInput(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class ReturnsFlattened(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.view(-1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad.view(4, 3)
+
+
+try:
+    shifted = ReturnsInput.apply(features * 1)  # cause: identity-forward-returns-view
+    shifted += 1  # cause: identity-forward-returns-view
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    ReturnsFlattened.apply(features * 1).relu_()  # cause: identity-forward-returns-view
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Module backward hooks run such a Function on every input and output of the hooked module, hence
 # :doc:`/errors/views/backward-hook-view-inplace`.
 #
 # If the Function runs under ``torch.no_grad()`` on a tensor that requires grad (in an
@@ -68,7 +123,7 @@ hidden = features * 1
 with torch.no_grad():
     reversed_features = GradReverse.apply(hidden)
 try:
-    reversed_features.relu_()
+    reversed_features.relu_()  # cause: output-changed-under-no-grad
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -93,7 +148,8 @@ class GradReverseCopy(torch.autograd.Function):
 
 features = torch.randn(4, 3, requires_grad=True)
 domain_head = nn.Sequential(nn.ReLU(inplace=True), nn.Linear(3, 1))
-domain_head(GradReverseCopy.apply(features * 1)).sum().backward()
+reversed_copy = GradReverseCopy.apply(features * 1)  # fix: identity-forward-returns-view
+domain_head(reversed_copy).sum().backward()
 w = domain_head[1].weight.detach()
 torch.testing.assert_close(features.grad, -w * (features.detach() > 0))
 print("features.grad =", features.grad + 0.0)  # + 0.0: print -0.0 as 0.0
@@ -117,9 +173,23 @@ print("features.grad =", features.grad + 0.0)  # + 0.0: print -0.0 as 0.0
 
 features = torch.randn(4, 3, requires_grad=True)
 domain_head = nn.Sequential(nn.ReLU(inplace=True), nn.Linear(3, 1))
-domain_head(GradReverse.apply(features * 1).clone()).sum().backward()
+reversed_features = GradReverse.apply(features * 1).clone()  # fix: output-changed-under-no-grad
+reversed_features.relu_()  # fix: output-changed-under-no-grad
+domain_head[1](reversed_features).sum().backward()
 w = domain_head[1].weight.detach()
 torch.testing.assert_close(features.grad, -w * (features.detach() > 0))
+
+# %%
+# For reentrant checkpointing, pass ``use_reentrant=False``: the non-reentrant implementation
+# adds no custom Function to the graph (it works through saved-tensor hooks), so the segment's
+# output is an ordinary view, and the in-place ReLU after it is recorded. The gradient of
+# ``sum(relu(2 x))`` is 2 where ``x > 0``:
+
+images = torch.randn(4, 3, 1, requires_grad=True)
+out = checkpoint(flatten_segment, images, use_reentrant=False)  # fix: reentrant-checkpoint
+nn.ReLU(inplace=True)(out).sum().backward()
+torch.testing.assert_close(images.grad, 2.0 * (images.detach() > 0))
+print("images.grad[:, :, 0] =", images.grad[:, :, 0])
 
 # %%
 # Pitfall: changing the output under ``no_grad``

@@ -50,8 +50,37 @@ weight = torch.nn.Parameter(torch.randn(2, 3))
 bucket = torch.zeros(6)
 weight.grad = bucket.view(2, 3)
 try:
-    weight.grad.detach_()
+    weight.grad.detach_()  # cause: bucket-view-gradients
     weight.grad.zero_()
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Other views fail the same way: a row picked from a batch of hidden states, to cut it from the
+# graph in place:
+
+hidden = torch.randn(2, 3, requires_grad=True) * 1
+try:
+    hidden[0].detach_()  # cause: detach-inplace-on-view
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Every kind of view is refused, a transpose or a row of ``unbind`` as much as a slice, and so is
+# a view of a tensor that does not require grad at all:
+
+try:
+    hidden.t().detach_()  # cause: detach-inplace-on-view
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    hidden.unbind(0)[1].detach_()  # cause: detach-inplace-on-view
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    torch.zeros(3)[:2].detach_()
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -72,6 +101,17 @@ torch.testing.assert_close(quaternion_features.grad, torch.ones(8, 9))
 print("grad stays out of the rotations:", bool((quaternion_features.grad == 1).all()))
 
 # %%
+# The same for the hidden row: ``first = hidden[0].detach()`` cuts it, and the rest of
+# ``hidden`` keeps its gradient path. For ``sum(first) + sum(hidden[1])``, only the second row's
+# source gets a gradient:
+
+source = torch.randn(2, 3, requires_grad=True)
+hidden = source * 1
+first = hidden[0].detach()  # fix: detach-inplace-on-view
+(first.sum() + hidden[1].sum()).backward()
+torch.testing.assert_close(source.grad, torch.tensor([[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]))
+
+# %%
 # Fix 2: reset gradients the way ``Optimizer.zero_grad`` does
 # -----------------------------------------------------------
 # The error message points to ``Optimizer.zero_grad()``. By default it sets gradients to
@@ -84,7 +124,7 @@ weight = torch.nn.Parameter(torch.randn(2, 3))
 bucket = torch.full((6,), 5.0)
 weight.grad = bucket.view(2, 3)
 optimizer = torch.optim.SGD([weight], lr=0.1)
-optimizer.zero_grad(set_to_none=False)
+optimizer.zero_grad(set_to_none=False)  # fix: bucket-view-gradients
 torch.testing.assert_close(bucket, torch.zeros(6))
 inputs = torch.randn(4, 3)
 (inputs @ weight.t()).sum().backward()

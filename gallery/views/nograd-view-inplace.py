@@ -44,6 +44,20 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# Common causes
+# -------------
+# The repro above is the first: part of a parameter picked under ``no_grad`` and changed after
+# the block.
+
+embedding = nn.Embedding(10, 4)
+with torch.no_grad():
+    new_rows = embedding.weight[-2:]
+try:
+    new_rows.uniform_(-0.1, 0.1)  # cause: view-picked-under-no-grad
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
 # The base does not have to be a parameter, and the ``no_grad`` block may be out of sight: a
 # helper decorated with ``@torch.no_grad()`` returns a view, here of the last time step of an
 # encoder's output, and the caller changes it in place:
@@ -59,7 +73,22 @@ def last_step(hidden):
 hidden = encoder(torch.randn(2, 5, 4))
 summary = last_step(hidden)
 try:
-    summary.clamp_(min=0)
+    summary.clamp_(min=0)  # cause: nograd-helper-returns-view
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# The base need not require grad at all. A preallocated key cache is a plain tensor; its views,
+# made once under ``no_grad`` (at set-up, or by a generation loop), are harmless until a training
+# step writes keys that require grad into one of them. The value written is what requires grad:
+
+key_projection = nn.Linear(4, 2)
+cache = torch.zeros(8, 2)
+with torch.no_grad():
+    first_slots = cache[:3]
+keys = key_projection(torch.randn(3, 4))
+try:
+    first_slots.copy_(keys)  # cause: buffer-view-receives-grad
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -133,6 +162,13 @@ expected[9] = 1.0
 torch.testing.assert_close(embedding.weight.grad, expected)
 print("rows 8 and 9 of the gradient:", embedding.weight.grad[8:, 0])
 
+embedding = nn.Embedding(10, 4)
+with torch.no_grad():  # fix: view-picked-under-no-grad
+    new_rows = embedding.weight[-2:]  # fix: view-picked-under-no-grad
+    new_rows.uniform_(-0.1, 0.1)  # fix: view-picked-under-no-grad
+embedding(torch.tensor([8, 9, 8])).sum().backward()
+torch.testing.assert_close(embedding.weight.grad, expected)
+
 # %%
 # Fix 2: both outside
 # -------------------
@@ -147,6 +183,19 @@ head.mul_(2)
 (y * y).sum().backward()
 torch.testing.assert_close(x.grad, torch.tensor([8.0, 16.0, 6.0]))
 print("x.grad =", x.grad)
+
+# %%
+# For the cache: index it where you write into it, with grad mode on. The write is recorded
+# (``CopySlices``), so a loss on the cache reaches the projection that made the keys. The
+# gradient of ``sum(cache)`` with respect to the projection's bias is 3, one per cached key:
+
+key_projection = nn.Linear(4, 2)
+cache = torch.zeros(8, 2)
+keys = key_projection(torch.randn(3, 4))
+cache[:3] = keys  # fix: buffer-view-receives-grad
+cache.sum().backward()
+torch.testing.assert_close(key_projection.bias.grad, torch.full((2,), 3.0))
+print("key_projection.bias.grad =", key_projection.bias.grad)
 
 # %%
 # Fix 3: return a copy from the ``no_grad`` helper
@@ -164,7 +213,7 @@ def last_step_copy(hidden):
 
 
 hidden = encoder(torch.randn(2, 5, 4))
-summary = last_step_copy(hidden)
+summary = last_step_copy(hidden)  # fix: nograd-helper-returns-view
 summary.clamp_(min=0)
 hidden.sum().backward()
 torch.testing.assert_close(encoder.bias.grad, torch.full((4,), 2.0 * 5))

@@ -32,26 +32,41 @@ print(f"y.grad_fn after:  {y.grad_fn.name()}; y = {y.detach()}")
 # A *leaf* that requires grad (a parameter, an input created with ``requires_grad=True``) has
 # no ``grad_fn``: it is where backward stops and fills ``.grad``. Rewriting its history would
 # give it one and turn it into an interior node of the graph, whose ``.grad`` backward never
-# fills. Autograd refuses instead, at the moment of the change.
+# fills. Autograd refuses instead, at the moment of the change, even on a fresh leaf that no
+# computation has used, as here. The reason is the one of :doc:`/errors/inplace/leaf-inplace`,
+# which covers in-place changes to the leaf itself.
 #
 # The repro
 # ---------
 
 x = torch.randn(3, requires_grad=True)
 try:
-    x[0] += 1
+    x[0] += 1  # cause: write-into-input
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# Common causes
+# -------------
 # It usually happens while initialising or editing weights by hand. Detection models set the
 # objectness bias of their head through a view of ``bias`` (YOLOv5's ``_initialize_biases``,
-# run on torch 1.8 and later):
+# run on torch 1.8 and later); model-editing code shifts a column of a weight matrix:
 
 head = torch.nn.Conv2d(8, 3 * 6, kernel_size=1)  # 3 anchors x (4 box + 1 objectness + 1 class)
 try:
     bias = head.bias.view(3, -1)  # broken
     bias[:, 4] += -4.6  # broken
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+dense = torch.nn.Linear(4, 3)
+try:
+    dense.weight[:, 2] -= 0.5  # cause: edit-weights-through-view
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    dense.weight.view(-1).zero_()  # cause: edit-weights-through-view
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -62,14 +77,29 @@ except RuntimeError as error:
 positions = torch.arange(4.0).unsqueeze(1)
 encoding = torch.zeros(4, 6, requires_grad=True)
 try:
-    encoding[:, 0::2] = torch.sin(positions / 100)
+    encoding[:, 0::2] = torch.sin(positions / 100)  # cause: fill-constant-requiring-grad
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
-# Writing through a mask or a list of indices (``x[mask] = 0``) is different: advanced indexing
-# makes no view, so the assignment is an in-place operation on ``x`` itself, and raises the
-# message of :doc:`/errors/inplace/leaf-inplace` instead.
+# And overwriting part of an input you want gradients for, as in a saliency map or an attack
+# that blanks a feature:
+
+features = torch.randn(2, 3, requires_grad=True)
+try:
+    features[:, 1] = 0.0  # cause: write-into-input
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    features[0] = 0.0  # cause: write-into-input
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Writing through a mask or a list of indices (``x[mask] = 0``), or into the whole tensor with
+# ``x[:] = 0``, is different: those assignments make no view, so they are in-place operations on
+# ``x`` itself, and raise the message of :doc:`/errors/inplace/leaf-inplace` instead.
 #
 # Before torch 1.8 these lines ran, and the failure came later, in ``backward()``: the leaf had
 # been given a ``CopySlices`` history (:doc:`/errors/graph/leaf-moved-interior`).
@@ -86,6 +116,11 @@ with torch.no_grad():  # fixed
     bias[:, 4] += -4.6  # fixed
 print("objectness biases:", head.bias.detach().view(3, -1)[:, 4])
 
+head = torch.nn.Conv2d(8, 3 * 6, kernel_size=1)
+with torch.no_grad():  # fix: edit-weights-through-view
+    bias = head.bias.view(3, -1)  # fix: edit-weights-through-view
+    bias[:, 4] += -4.6  # fix: edit-weights-through-view
+
 # %%
 # The bias is still a leaf, and still gets its gradient. For a 1x1 convolution, the gradient of
 # the summed output with respect to each bias is the number of output positions:
@@ -96,13 +131,12 @@ torch.testing.assert_close(head.bias.grad, torch.full((18,), 2.0 * 5 * 5))
 print("head.bias.grad[:3] =", head.bias.grad[:3])
 
 # %%
-# The same goes for the positional encoding, which is a constant: fill it without recording
-# (or create it without ``requires_grad`` at all).
+# The positional encoding is a constant: create it without ``requires_grad`` at all (or fill it
+# under ``torch.no_grad()``).
 
-encoding = torch.zeros(4, 6, requires_grad=True)
-with torch.no_grad():
-    encoding[:, 0::2] = torch.sin(positions / 100)
-torch.testing.assert_close(encoding[:, 0::2].detach(), torch.sin(positions / 100).expand(4, 3))
+encoding = torch.zeros(4, 6)  # fix: fill-constant-requiring-grad
+encoding[:, 0::2] = torch.sin(positions / 100)  # fix: fill-constant-requiring-grad
+torch.testing.assert_close(encoding[:, 0::2], torch.sin(positions / 100).expand(4, 3))
 
 # %%
 # Fix 2: write into a copy
@@ -113,8 +147,8 @@ torch.testing.assert_close(encoding[:, 0::2].detach(), torch.sin(positions / 100
 # ``sum(y * y)`` is ``2 * y``:
 
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-y = x.clone()
-y[0] += 1
+y = x.clone()  # fix: write-into-input
+y[0] += 1  # fix: write-into-input
 (y * y).sum().backward()
 torch.testing.assert_close(x.grad, 2 * torch.tensor([2.0, 2.0, 3.0]))
 print("x.grad =", x.grad)
