@@ -10,8 +10,10 @@ How vmap runs your function
 ``torch.func.vmap(f)`` does not call ``f`` once per sample. It calls it once, with *batched*
 tensors: each stands for the whole batch, but hides the batch dimension, so that ``f`` sees the
 shape of one sample. Every operation inside ``f`` then runs on all samples at once, through a
-batching rule that knows where the hidden dimension is. The same machinery runs under
-``jacrev``, ``jacfwd``, ``hessian`` and the per-sample gradients of ``vmap(grad(f))``.
+batching rule that knows where the hidden dimension is. The per-sample gradients of
+``vmap(grad(f))`` run ``f`` that way too. ``jacrev``, ``jacfwd`` and ``hessian`` use vmap
+internally, but over the derivative's vectors, not over the values ``f`` sees: there ``.item()``
+raises nothing, and quietly becomes a constant (see the pitfall below).
 
 A Python number has no room for a hidden dimension: ``.item()`` on a batched tensor would have to
 return one number per sample at once. vmap refuses rather than pick one.
