@@ -66,6 +66,24 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# The same with ``x * x`` for the square (``MulBackward0`` then gets the blame), and a square root
+# of a negative number, which is NaN already in the forward pass:
+
+zeros = torch.zeros(3, requires_grad=True)
+try:
+    with torch.autograd.detect_anomaly():
+        (zeros * zeros).sum().sqrt().backward()
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+negative = torch.tensor([-1.0, 4.0], requires_grad=True)
+try:
+    with torch.autograd.detect_anomaly():
+        negative.sqrt().sum().backward()
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
 # A denominator that is zero for one sample: a row normalised by its sum, a ratio of counts.
 
 counts = torch.tensor([[1.0, 2.0], [0.0, 0.0]], requires_grad=True)

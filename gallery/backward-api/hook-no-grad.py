@@ -88,6 +88,11 @@ try:
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
+try:
+    model[0].weight.register_post_accumulate_grad_hook(lambda parameter: None)
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
 # %%
 # Fix 1: run the forward pass with grad enabled
 # ---------------------------------------------
@@ -123,9 +128,9 @@ print("activation gradient:\n", activation_grads[0])
 
 model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
 model[0].requires_grad_(False)
-for parameter in model.parameters():
-    if parameter.requires_grad:  # fix: frozen-parameters
-        parameter.register_hook(lambda grad: grad.clamp(-0.1, 0.1))
+trainable = [p for p in model.parameters() if p.requires_grad]  # fix: frozen-parameters
+for parameter in trainable:
+    parameter.register_hook(lambda grad: grad.clamp(-0.1, 0.1))
 batch = torch.randn(2, 4)
 (10 * model(batch)).sum().backward()
 

@@ -99,9 +99,8 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
-# Or the path from the input to the output was cut: a ``.detach()``, a ``.item()``, a round trip
-# through NumPy. The input is still a leaf that requires grad, but the output no longer leads
-# back to it:
+# Or the path from the input to the output was cut by a ``.detach()``. The input is still a leaf
+# that requires grad, but the output no longer leads back to it:
 
 x = torch.randn(3, requires_grad=True)
 w = torch.randn(3, requires_grad=True)

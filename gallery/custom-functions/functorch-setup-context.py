@@ -64,6 +64,24 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# and so do the other transforms: ``jacrev``, ``grad_and_value``, ``jvp``.
+
+try:
+    jacrev(Sin.apply)(torch.randn(3))
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    torch.func.grad_and_value(lambda t: Sin.apply(t).sum())(torch.randn(3))
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    torch.func.jvp(Sin.apply, (torch.randn(3),), (torch.ones(3),))
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
 # The check is for ``setup_context`` alone. A classic Function whose ``forward`` touches no
 # ``ctx`` at all (a gradient reversal, say) is refused as well:
 

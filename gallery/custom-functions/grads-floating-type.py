@@ -43,9 +43,16 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
-# ``torch.mean(x, dtype=...)`` fails the same way (pytorch/pytorch#192719). So does
-# ``torch.where`` between a real tensor that requires grad and a complex one, as quantum-circuit
-# and complex-network code writes it:
+# ``torch.mean(x, dtype=...)`` fails the same way (pytorch/pytorch#192719):
+
+try:
+    torch.mean(x, dtype=torch.complex64).abs().backward()
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# So does ``torch.where`` between a real tensor that requires grad and a complex one, as
+# quantum-circuit and complex-network code writes it:
 
 phases = torch.tensor([0.2, 0.7, 0.9], requires_grad=True)
 mixed = torch.where(phases > 0.5, phases, 1j * phases)

@@ -53,6 +53,23 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# ``backward()`` reaches the error node and raises. ``torch.autograd.grad`` of the same gradient
+# reports something else: the error node does not lead back to ``x``, so torch says that ``x`` was
+# not used (:doc:`/errors/backward-api/unused-input`):
+
+
+def autograd_grad_case():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (grad,) = torch.autograd.grad((Square.apply(x) ** 2).sum(), x, create_graph=True)
+    try:
+        torch.autograd.grad(grad.sum(), x)
+    except RuntimeError as error:
+        print(f"RuntimeError: {error}")
+
+
+autograd_grad_case()
+
+# %%
 # A gradient penalty on the same gradient fails alike:
 
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

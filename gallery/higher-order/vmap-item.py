@@ -72,6 +72,16 @@ try:
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
+try:
+    vmap(lambda t: t * int(t.abs().sum()))(batch)
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    vmap(lambda n: sum(range(n.item())) * torch.ones(()))(torch.tensor([2, 3]))
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
 rows, starts = torch.randn(3, 5), torch.tensor([0, 1, 3])
 try:
     vmap(lambda row, start: row[start : start + 2])(rows, starts)  # cause: tensor-slice-bounds
