@@ -52,6 +52,98 @@ for warning in caught:
 # trace: the notes report runs two to three times slower. Switch it on to find a problem, then
 # off. :doc:`/errors/inplace/inplace-modified` shows the same mode locating an in-place change.
 #
+# The usual suspects
+# ------------------
+# A norm or a distance written by hand: the square root of a sum of squares that is zero for one
+# sample. ``sqrt`` has an infinite derivative at 0, and the backward of the squares multiplies
+# it by 0:
+
+vectors = torch.tensor([[3.0, 4.0], [0.0, 0.0]], requires_grad=True)
+try:
+    with torch.autograd.detect_anomaly():
+        vectors.pow(2).sum(1).sqrt().sum().backward()  # cause: sqrt-of-zero
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# The same with ``x * x`` for the square (``MulBackward0`` then gets the blame), and a square root
+# of a negative number, which is NaN already in the forward pass:
+
+zeros = torch.zeros(3, requires_grad=True)
+try:
+    with torch.autograd.detect_anomaly():
+        (zeros * zeros).sum().sqrt().backward()
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+negative = torch.tensor([-1.0, 4.0], requires_grad=True)
+try:
+    with torch.autograd.detect_anomaly():
+        negative.sqrt().sum().backward()
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# A denominator that is zero for one sample: a row normalised by its sum, a ratio of counts.
+
+counts = torch.tensor([[1.0, 2.0], [0.0, 0.0]], requires_grad=True)
+try:
+    with torch.autograd.detect_anomaly():
+        (counts / counts.sum(1, keepdim=True)).sum().backward()  # cause: zero-denominator
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# An angle from a cosine that rounding pushed just above 1: ``acos`` is undefined there.
+
+cosines = torch.tensor([1.0000001, 0.5], requires_grad=True)
+try:
+    with torch.autograd.detect_anomaly():
+        torch.acos(cosines).sum().backward()  # cause: acos-out-of-range
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Anomaly mode checks the gradients, not the forward values. A NaN already in the data makes the
+# loss NaN, and the first backward node, which has nothing to do with it, gets the blame:
+
+layer = torch.nn.Linear(3, 1)
+batch = torch.tensor([[1.0, float("nan"), 2.0], [0.5, 0.5, 0.5]])
+try:
+    with torch.autograd.detect_anomaly():
+        layer(batch).pow(2).mean().backward()  # cause: nan-in-inputs
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Only NaN is checked: an infinite gradient passes without a word.
+
+big = torch.ones(2, requires_grad=True)
+with torch.autograd.detect_anomaly():
+    (big * 1e39).sum().backward()  # 1e39 overflows float32
+print("infinite gradient, no error:", big.grad)
+assert torch.isinf(big.grad).all()
+
+# %%
+# Under mixed precision with a ``GradScaler``, an occasional inf or NaN gradient is expected: the
+# scaler skips that step and lowers the scale (see "Gradient scaling" in the torch.amp
+# documentation), where anomaly mode would stop the run on a NaN.
+#
+# The first step: check that the inputs and the loss are finite
+# -------------------------------------------------------------
+# Before blaming a backward node, check what goes in: ``torch.isfinite(batch).all()`` and
+# ``torch.isfinite(loss)``. Here the bad sample is dropped; the gradient of the mean squared
+# output of the remaining sample :math:`x` is :math:`2(w \cdot x + b)\,x` for the weights:
+
+finite = torch.isfinite(batch).all(1)
+layer.zero_grad()
+output = layer(batch[finite])  # fix: nan-in-inputs
+output.pow(2).mean().backward()
+clean = batch[1]
+expected = 2 * (layer.weight.detach() @ clean + layer.bias.detach()) * clean
+torch.testing.assert_close(layer.weight.grad, expected[None])
+
+#
 # Fix: make the forward computation's gradient defined
 # ----------------------------------------------------
 # Decide what the value should be where the formula is undefined, and never evaluate the
@@ -67,6 +159,44 @@ with torch.autograd.detect_anomaly():
     y.sum().backward()  # fixed
 torch.testing.assert_close(x.grad, torch.zeros(5))
 print("x.grad =", x.grad)
+
+# %%
+# For a norm, use ``torch.linalg.vector_norm`` (or ``Tensor.norm``), whose gradient at zero is
+# defined as 0; elsewhere it is :math:`v / \|v\|`:
+
+vectors = torch.tensor([[3.0, 4.0], [0.0, 0.0]], requires_grad=True)
+lengths = torch.linalg.vector_norm(vectors, dim=1)  # fix: sqrt-of-zero
+lengths.sum().backward()
+torch.testing.assert_close(vectors.grad, torch.tensor([[0.6, 0.8], [0.0, 0.0]]))
+
+# %%
+# For a zero denominator, the same double ``where``. With weights :math:`w`, the gradient of
+# :math:`\sum_j w_j x_j / s` (:math:`s = \sum_k x_k`) is :math:`w_j / s - (w \cdot x) / s^2`:
+
+counts = torch.tensor([[1.0, 2.0], [0.0, 0.0]], requires_grad=True)
+weights = torch.tensor([[1.0, 3.0], [1.0, 1.0]])
+totals = counts.sum(1, keepdim=True)
+safe_totals = torch.where(totals != 0, totals, 1.0)
+shares = torch.where(totals != 0, counts / safe_totals, 0.0)  # fix: zero-denominator
+(shares * weights).sum().backward()
+torch.testing.assert_close(counts.grad, torch.tensor([[-4 / 9, 2 / 9], [0.0, 0.0]]))
+
+# %%
+# Clamp a cosine into the open interval before ``acos``. The derivative of ``acos`` is
+# :math:`-1/\sqrt{1 - c^2}`; the clamped element gets none:
+
+cosines = torch.tensor([1.0000001, 0.5], requires_grad=True)
+angles = torch.acos(cosines.clamp(-1 + 1e-6, 1 - 1e-6))  # fix: acos-out-of-range
+angles.sum().backward()
+torch.testing.assert_close(cosines.grad, torch.tensor([0.0, -1 / 0.75**0.5]))
+
+# %%
+# A clamp is no substitute for a signed denominator: ``x / x.clamp_min(eps)`` turns -2 into
+# -2 million. It only suits a denominator that cannot be negative (a norm, a count).
+
+signed = torch.tensor([-2.0, 0.0, 3.0])
+print("x / x.clamp_min(1e-6):", signed / signed.clamp_min(1e-6))
+torch.testing.assert_close(signed / signed.clamp_min(1e-6), torch.tensor([-2e6, 0.0, 1.0]))
 
 # %%
 # The same trick for a square root, whose gradient is infinite at 0:

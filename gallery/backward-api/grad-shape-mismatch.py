@@ -39,6 +39,15 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# Its twin, ``mone``, seeded the maximised term:
+
+mone = one * -1
+try:
+    critic(fake).mean().backward(mone)  # cause: legacy-one-seed
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
 # The same check applies to ``grad_outputs``. The critic's scores have shape ``[5, 1]``, and
 # ``torch.ones(5)`` is not that shape:
 
@@ -46,7 +55,7 @@ critic = torch.nn.Linear(2, 1)
 samples = torch.randn(5, 2, requires_grad=True)
 scores = critic(samples)
 try:
-    torch.autograd.grad(scores, samples, grad_outputs=torch.ones(5))
+    torch.autograd.grad(scores, samples, grad_outputs=torch.ones(5))  # cause: grad-outputs-shape
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -58,8 +67,9 @@ except RuntimeError as error:
 
 x = torch.randn(3, requires_grad=True)
 y = x * 2
+short_rows = torch.ones(2, 4)
 try:
-    torch.autograd.grad(y, x, grad_outputs=torch.ones(2, 4), is_grads_batched=True)
+    torch.autograd.grad(y, x, short_rows, is_grads_batched=True)  # cause: batched-vectors
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -79,7 +89,7 @@ print("critic.weight.grad =", critic.weight.grad)
 
 critic.zero_grad()
 loss = critic(fake).mean()
-(-loss).backward()
+(-loss).backward()  # fix: legacy-one-seed
 torch.testing.assert_close(critic.weight.grad, -fake.mean(dim=0, keepdim=True))
 print("after (-loss).backward():", critic.weight.grad)
 
@@ -92,7 +102,8 @@ print("after (-loss).backward():", critic.weight.grad)
 critic = torch.nn.Linear(2, 1)
 samples = torch.randn(5, 2, requires_grad=True)
 scores = critic(samples)
-(gradients,) = torch.autograd.grad(scores, samples, grad_outputs=torch.ones_like(scores))
+seed = torch.ones_like(scores)  # fix: grad-outputs-shape
+(gradients,) = torch.autograd.grad(scores, samples, grad_outputs=seed)
 torch.testing.assert_close(gradients, critic.weight.detach().expand(5, 2))
 print("gradients:\n", gradients)
 
@@ -104,7 +115,8 @@ print("gradients:\n", gradients)
 
 x = torch.randn(3, requires_grad=True)
 y = x * 2
-(jacobian,) = torch.autograd.grad(y, x, grad_outputs=torch.eye(3), is_grads_batched=True)
+rows = torch.eye(3)  # fix: batched-vectors
+(jacobian,) = torch.autograd.grad(y, x, grad_outputs=rows, is_grads_batched=True)
 torch.testing.assert_close(jacobian, 2 * torch.eye(3))
 print("Jacobian:\n", jacobian)
 

@@ -32,7 +32,7 @@ y.register_hook(lambda grad: print("gradient with respect to y:", grad))
 
 images = torch.randn(2, 4)
 try:
-    images.register_hook(print)
+    images.register_hook(print)  # cause: input-without-grad
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -59,6 +59,23 @@ except RuntimeError as error:
 handle.remove()
 
 # %%
+# Evaluation loops are often decorated with ``@torch.no_grad()``, which hides the switch from
+# the code that calls them:
+
+
+@torch.no_grad()
+def evaluate(model: torch.nn.Module, batch: torch.Tensor) -> torch.Tensor:
+    return model(batch)
+
+
+handle = model[1].register_forward_hook(keep_gradient)
+try:
+    evaluate(model, torch.randn(2, 4))  # cause: activations-under-no-grad
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+handle.remove()
+
+# %%
 # Hooks on every parameter (gradient clipping or masking, pruning, logging) fail on frozen ones.
 # ``register_post_accumulate_grad_hook`` (torch 2.1 and later) refuses them with the same
 # message.
@@ -67,7 +84,12 @@ model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Lin
 model[0].requires_grad_(False)
 try:
     for parameter in model.parameters():
-        parameter.register_hook(lambda grad: grad.clamp(-0.1, 0.1))
+        parameter.register_hook(lambda grad: grad.clamp(-0.1, 0.1))  # cause: frozen-parameters
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    model[0].weight.register_post_accumulate_grad_hook(lambda parameter: None)
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -90,7 +112,7 @@ def explain(model: torch.nn.Module, batch: torch.Tensor) -> None:
 model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
 activation_grads = []
 handle = model[1].register_forward_hook(keep_gradient)
-explain(model, torch.randn(2, 4))
+explain(model, torch.randn(2, 4))  # fix: activations-under-no-grad
 handle.remove()
 torch.testing.assert_close(activation_grads[0], model[2].weight.detach().expand(2, 8))
 print("activation gradient:\n", activation_grads[0])
@@ -106,9 +128,9 @@ print("activation gradient:\n", activation_grads[0])
 
 model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
 model[0].requires_grad_(False)
-for parameter in model.parameters():
-    if parameter.requires_grad:
-        parameter.register_hook(lambda grad: grad.clamp(-0.1, 0.1))
+trainable = [p for p in model.parameters() if p.requires_grad]  # fix: frozen-parameters
+for parameter in trainable:
+    parameter.register_hook(lambda grad: grad.clamp(-0.1, 0.1))
 batch = torch.randn(2, 4)
 (10 * model(batch)).sum().backward()
 
@@ -127,7 +149,7 @@ print("clipped gradient:", model[2].weight.grad)
 # the gradient of the summed output with respect to each row is the weight:
 
 linear = torch.nn.Linear(4, 1)
-images = torch.randn(2, 4).requires_grad_()
+images = torch.randn(2, 4).requires_grad_()  # fix: input-without-grad
 seen = []
 images.register_hook(seen.append)
 linear(images).sum().backward()

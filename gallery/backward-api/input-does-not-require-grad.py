@@ -40,14 +40,24 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# An adversarial attack (FGSM) asks for the same gradient, for a perturbed copy of the data:
+
+perturbed = images + 0.01 * torch.randn(2, 4)
+try:
+    torch.autograd.grad(model(perturbed).sum(), perturbed)  # cause: input-without-grad
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
 # Frozen parameters are constants too. Differentiating with respect to all of a partly frozen
 # model's parameters fails, ``allow_unused=True`` or not:
 
 model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
 model[0].requires_grad_(False)
 loss = model(torch.randn(2, 4)).pow(2).mean()
+parameters = list(model.parameters())
 try:
-    torch.autograd.grad(loss, list(model.parameters()), allow_unused=True)
+    torch.autograd.grad(loss, parameters, allow_unused=True)  # cause: frozen-parameters
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -60,8 +70,9 @@ real, generated = torch.randn(5, 2), torch.randn(5, 2)
 alpha = torch.rand(5, 1)
 interpolates = alpha * real + (1 - alpha) * generated
 scores = critic(interpolates)
+seed = torch.ones_like(scores)
 try:
-    torch.autograd.grad(scores, interpolates, grad_outputs=torch.ones_like(scores))
+    torch.autograd.grad(scores, interpolates, seed)  # cause: wgan-gp-interpolates
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -83,6 +94,15 @@ torch.testing.assert_close(saliency, (w2 * active) @ w1)
 print("saliency:\n", saliency)
 
 # %%
+# The same for an adversarial example: mark the perturbed copy before the forward pass. For a
+# linear model the gradient of the summed output with respect to each row is the weight:
+
+linear = torch.nn.Linear(4, 1)
+perturbed = (images + 0.01 * torch.randn(2, 4)).requires_grad_()  # fix: input-without-grad
+(input_grad,) = torch.autograd.grad(linear(perturbed).sum(), perturbed)
+torch.testing.assert_close(input_grad, linear.weight.detach().expand(2, 4))
+
+# %%
 # Fix 2: differentiate only what you train
 # ----------------------------------------
 # With frozen parameters, pass the ones that require grad; they are what an optimizer would
@@ -91,7 +111,7 @@ print("saliency:\n", saliency)
 model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
 model[0].requires_grad_(False)
 batch = torch.randn(2, 4)
-trainable = [p for p in model.parameters() if p.requires_grad]
+trainable = [p for p in model.parameters() if p.requires_grad]  # fix: frozen-parameters
 grads = torch.autograd.grad(model(batch).pow(2).mean(), trainable)
 
 model(batch).pow(2).mean().backward()
@@ -108,7 +128,8 @@ print(len(grads), "gradients, for", [tuple(p.shape) for p in trainable])
 critic = torch.nn.Linear(2, 1)
 real, generated = torch.randn(5, 2), torch.randn(5, 2)
 alpha = torch.rand(5, 1)
-interpolates = (alpha * real + (1 - alpha) * generated).requires_grad_(True)
+mixed = alpha * real + (1 - alpha) * generated
+interpolates = mixed.requires_grad_(True)  # fix: wgan-gp-interpolates
 scores = critic(interpolates)
 (gradients,) = torch.autograd.grad(scores, interpolates, grad_outputs=torch.ones_like(scores))
 torch.testing.assert_close(gradients, critic.weight.detach().expand(5, 2))

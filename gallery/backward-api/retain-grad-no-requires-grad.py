@@ -39,6 +39,24 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# The same happens to the input batch when its gradient is what you want (a saliency map, an
+# adversarial attack), and to activations computed under ``torch.no_grad()`` in evaluation code:
+
+images = torch.rand(2, 3)
+try:
+    images.retain_grad()  # cause: input-without-grad
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+encoder = torch.nn.Linear(3, 2)
+with torch.no_grad():
+    features = encoder(images)
+try:
+    features.retain_grad()  # cause: activations-without-grad
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
 # The same message comes out of ``backward(inputs=...)``, which calls ``retain_grad()`` on each
 # of its ``inputs`` to collect their gradients: one of them does not require grad, and the code
 # never called ``retain_grad()`` itself.
@@ -47,7 +65,7 @@ weight = torch.randn(3, requires_grad=True)
 constant = torch.randn(3)
 loss = (weight * constant).sum()
 try:
-    loss.backward(inputs=[weight, constant])
+    loss.backward(inputs=[weight, constant])  # cause: backward-inputs
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -69,6 +87,15 @@ torch.testing.assert_close(inputs.grad, 2 * hidden.detach() @ model.weight)
 print("hidden.grad:\n", hidden.grad)
 
 # %%
+# For activations computed under ``torch.no_grad()``, run that forward pass with grad enabled.
+# The gradient of ``sum(f^2)`` with respect to ``f`` is ``2 f``:
+
+features = encoder(images)  # fix: activations-without-grad
+features.retain_grad()
+features.pow(2).sum().backward()
+torch.testing.assert_close(features.grad, 2 * features.detach())
+
+# %%
 # If you only need the gradient once, ``torch.autograd.grad(loss, hidden)`` returns it without
 # storing anything.
 #
@@ -79,16 +106,29 @@ print("hidden.grad:\n", hidden.grad)
 weight = torch.randn(3, requires_grad=True)
 constant = torch.randn(3)
 loss = (weight * constant).sum()
-loss.backward(inputs=[t for t in (weight, constant) if t.requires_grad])
+loss.backward(inputs=[t for t in (weight, constant) if t.requires_grad])  # fix: backward-inputs
 torch.testing.assert_close(weight.grad, constant)
 print("weight.grad =", weight.grad)
+
+# %%
+# Fix 3: an input is a leaf: ``requires_grad_()`` on it
+# -----------------------------------------------------
+# When the tensor is the input itself, nothing comes before it, and ``requires_grad_()`` is the
+# whole fix: its gradient lands in ``.grad`` like a parameter's, no ``retain_grad()`` needed.
+# For a saliency map of a linear score :math:`w \cdot x`, the gradient is :math:`w`:
+
+scorer = torch.nn.Linear(3, 1)
+images = torch.rand(2, 3)
+images.requires_grad_()  # fix: input-without-grad
+scorer(images).sum().backward()
+torch.testing.assert_close(images.grad, scorer.weight.detach().expand(2, 3))
 
 # %%
 # A leaf that requires grad needs no ``retain_grad()``: its ``.grad`` is filled anyway, and the
 # call does nothing.
 #
-# Pitfall: making the tensor itself require grad
-# ----------------------------------------------
+# Pitfall: making an intermediate tensor require grad
+# ---------------------------------------------------
 # ``hidden.requires_grad_()`` also silences the error when ``hidden`` does not require grad:
 # such a tensor is a leaf, and a leaf's flag may be set. But it becomes the start of a new
 # graph. Here the model was trainable and the input required grad, but the forward pass ran

@@ -48,7 +48,20 @@ targets = torch.randn(4)
 loss = torch.nn.functional.mse_loss(predictions, targets, reduction="none")
 print("loss shape:", tuple(loss.shape))
 try:
-    loss.backward()
+    loss.backward()  # cause: unreduced-loss
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# ``nn.DataParallel`` runs the model on each GPU and gathers the outputs along dimension 0: a
+# loss computed inside the model comes back as one value per GPU. This page runs without GPUs,
+# so two replicas' losses are stacked by hand, as the gather does:
+
+weights = torch.randn(3, requires_grad=True)
+replica_losses = [(weights * torch.randn(3)).sum().pow(2) for _ in range(2)]
+gathered = torch.stack(replica_losses)  # what DataParallel returns: shape [2]
+try:
+    gathered.backward()  # cause: dataparallel-gathered-losses
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -60,7 +73,7 @@ critic = torch.nn.Linear(2, 1)
 samples = torch.randn(5, 2, requires_grad=True)
 scores = critic(samples)
 try:
-    torch.autograd.grad(scores, samples)
+    torch.autograd.grad(scores, samples)  # cause: per-sample-outputs
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -78,8 +91,22 @@ torch.testing.assert_close(predictions.grad, 2 * (predictions.detach() - targets
 print("predictions.grad =", predictions.grad)
 
 # %%
-# Under ``nn.DataParallel``, reduce the gathered per-GPU losses the same way:
-# ``loss.mean().backward()``.
+# Or leave the reduction to the loss function, whose default is the mean:
+
+predictions = torch.randn(4, requires_grad=True)
+loss = torch.nn.functional.mse_loss(predictions, targets)  # fix: unreduced-loss
+loss.backward()
+torch.testing.assert_close(predictions.grad, 2 * (predictions.detach() - targets) / 4)
+
+# %%
+# Under ``nn.DataParallel``, reduce the gathered per-GPU losses the same way. The gradient of the
+# mean of the two losses is the mean of their gradients:
+
+replica_grads = [
+    torch.autograd.grad(loss, weights, retain_graph=True)[0] for loss in replica_losses
+]
+gathered.mean().backward()  # fix: dataparallel-gathered-losses
+torch.testing.assert_close(weights.grad, (replica_grads[0] + replica_grads[1]) / 2)
 #
 # Fix 2: pass the vector yourself
 # -------------------------------
@@ -91,9 +118,32 @@ print("predictions.grad =", predictions.grad)
 critic = torch.nn.Linear(2, 1)
 samples = torch.randn(5, 2, requires_grad=True)
 scores = critic(samples)
-(gradients,) = torch.autograd.grad(scores, samples, grad_outputs=torch.ones_like(scores))
+ones = torch.ones_like(scores)
+(gradients,) = torch.autograd.grad(scores, samples, grad_outputs=ones)  # fix: per-sample-outputs
 torch.testing.assert_close(gradients, critic.weight.detach().expand(5, 2))
 print("per-sample gradients:\n", gradients)
+
+# %%
+# That works for the *inputs* only, each of which belongs to one sample. A parameter is shared
+# by all samples: with ``torch.ones_like``, its gradient is the sum over samples, not one per
+# sample. Per-sample gradients of parameters (differential privacy, influence estimates) come
+# from ``torch.func``: ``vmap`` over the samples of ``grad`` of one sample's loss. For the
+# critic's weight, sample ``i``'s gradient of its score is the sample itself:
+
+params = {name: p.detach() for name, p in critic.named_parameters()}
+
+
+def score_of_one(params, sample):
+    return torch.func.functional_call(critic, params, (sample,)).squeeze()
+
+
+per_sample = torch.func.vmap(torch.func.grad(score_of_one), in_dims=(None, 0))(params, samples)
+torch.testing.assert_close(per_sample["weight"], samples.detach()[:, None, :])
+critic.zero_grad()
+scores = critic(samples)
+scores.backward(torch.ones_like(scores))
+torch.testing.assert_close(critic.weight.grad, samples.detach().sum(0, keepdim=True))
+print("summed, not per sample:", critic.weight.grad)
 
 # %%
 # Fix 3: ask for the Jacobian
@@ -117,7 +167,7 @@ print("Jacobian:\n", jacobian)
 z = torch.tensor([1 + 2j, 3 - 1j], requires_grad=True)
 complex_loss = (z * z).sum()
 try:
-    complex_loss.backward()
+    complex_loss.backward()  # cause: complex-output
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -128,7 +178,7 @@ except RuntimeError as error:
 # ``L = sum |z|^2`` torch's convention gives ``dL/dRe(z) + i dL/dIm(z) = 2 z``:
 
 z = torch.tensor([1 + 2j, 3 - 1j], requires_grad=True)
-real_loss = (z.abs() ** 2).sum()
+real_loss = (z.abs() ** 2).sum()  # fix: complex-output
 real_loss.backward()
 torch.testing.assert_close(z.grad, 2 * z.detach())
 print("z.grad =", z.grad)

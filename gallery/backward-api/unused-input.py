@@ -66,6 +66,16 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# In a real MAML step the outer loss is computed on the task's query set, with the same mistake:
+
+query = torch.randn(4, 3)
+query_loss = model(query).pow(2).mean()
+try:
+    torch.autograd.grad(query_loss, [fast_weight, fast_bias])  # cause: maml-fast-weights
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
 # Or a model with a layer this loss does not use, an auxiliary head say, differentiated with
 # respect to all of its parameters:
 
@@ -84,7 +94,19 @@ class WithAuxiliaryHead(torch.nn.Module):
 net = WithAuxiliaryHead()
 loss = net(torch.randn(4, 3)).sum()
 try:
-    torch.autograd.grad(loss, list(net.parameters()))
+    torch.autograd.grad(loss, list(net.parameters()))  # cause: unused-submodule
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Or the path from the input to the output was cut by a ``.detach()``. The input is still a leaf
+# that requires grad, but the output no longer leads back to it:
+
+x = torch.randn(3, requires_grad=True)
+w = torch.randn(3, requires_grad=True)
+cut = (x.detach() * w).sum()
+try:
+    torch.autograd.grad(cut, [w, x])  # cause: cut-path
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -120,7 +142,7 @@ data = torch.randn(4, 3)
 inner_loss = model(data).pow(2).mean()
 grads = torch.autograd.grad(inner_loss, list(model.parameters()), create_graph=True)
 fast_weight, fast_bias = (p - 0.1 * g for p, g in zip(model.parameters(), grads, strict=True))
-fast = {"weight": fast_weight, "bias": fast_bias}
+fast = {"weight": fast_weight, "bias": fast_bias}  # fix: maml-fast-weights
 outer_loss = torch.func.functional_call(model, fast, (data,)).pow(2).mean()  # fixed
 grad_weight, grad_bias = torch.autograd.grad(outer_loss, [fast_weight, fast_bias])  # fixed
 
@@ -128,6 +150,16 @@ out = data @ fast_weight.detach().T + fast_bias.detach()
 torch.testing.assert_close(grad_weight, 2 / 4 * out.T @ data)
 torch.testing.assert_close(grad_bias, 2 / 4 * out.sum(dim=0))
 print("gradient with respect to the fast weight:", grad_weight)
+
+# %%
+# For a cut path, keep the computation in torch and drop the ``.detach()``. The gradient of
+# ``sum(x * w)`` is ``w`` for ``x`` and ``x`` for ``w``:
+
+x = torch.randn(3, requires_grad=True)
+w = torch.randn(3, requires_grad=True)
+w_grad, x_grad = torch.autograd.grad((x * w).sum(), [w, x])  # fix: cut-path
+torch.testing.assert_close(x_grad, w.detach())
+torch.testing.assert_close(w_grad, x.detach())
 
 # %%
 # Fix 2: say that unused inputs are expected
@@ -158,7 +190,8 @@ torch.testing.assert_close(zero_filled[4], torch.zeros_like(net.auxiliary.weight
 # %%
 # Or pass only the parameters this loss uses:
 
-used = [p for name, p in net.named_parameters() if not name.startswith("auxiliary.")]
+used_modules = [net.body, net.head]
+used = [p for module in used_modules for p in module.parameters()]  # fix: unused-submodule
 grads = torch.autograd.grad(net(batch).sum(), used)
 torch.testing.assert_close(grads[0], net.body.weight.grad)
 print(len(grads), "gradients")

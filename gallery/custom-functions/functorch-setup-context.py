@@ -14,10 +14,12 @@ they call its pieces themselves: the ``forward`` to compute, a rule for ``vmap``
 ``backward`` for ``grad``.
 
 For that, the ``forward`` must be a plain function of its inputs. The classic style,
-``forward(ctx, x)``, computes and saves for backward in one go; the transforms cannot run it
-without also doing autograd's bookkeeping at the wrong level. Since torch 2.0 a Function can
-split the two: ``forward(x)`` computes, and ``setup_context(ctx, inputs, output)`` saves. The
-transforms accept only that form; ordinary ``.backward()`` accepts both.
+``forward(ctx, x)``, computes and sets up the context for backward in one go; the transforms
+cannot run it without also doing autograd's bookkeeping at the wrong level. Since torch 2.0 a
+Function can split the two: ``forward(x)`` computes, and ``setup_context(ctx, inputs, output)``
+saves. The transforms accept only that form, and check only that ``setup_context`` is there: a
+classic Function is refused even when its ``forward`` saves nothing. Ordinary ``.backward()``
+accepts both.
 """
 
 import torch
@@ -49,7 +51,53 @@ torch.testing.assert_close(x.grad, x.detach().cos())
 # but not under a ``torch.func`` transform:
 
 try:
-    grad(lambda t: Sin.apply(t).sum())(torch.randn(3))
+    grad(lambda t: Sin.apply(t).sum())(torch.randn(3))  # cause: classic-function-under-grad
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# ``vmap`` refuses it the same way, for batched evaluation or per-sample gradients:
+
+try:
+    vmap(Sin.apply)(torch.randn(4, 3))  # cause: classic-function-under-vmap
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# and so do the other transforms: ``jacrev``, ``grad_and_value``, ``jvp``.
+
+try:
+    jacrev(Sin.apply)(torch.randn(3))
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    torch.func.grad_and_value(lambda t: Sin.apply(t).sum())(torch.randn(3))
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+try:
+    torch.func.jvp(Sin.apply, (torch.randn(3),), (torch.ones(3),))
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# The check is for ``setup_context`` alone. A classic Function whose ``forward`` touches no
+# ``ctx`` at all (a gradient reversal, say) is refused as well:
+
+
+class ReverseGradient(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return -grad_output
+
+
+try:
+    grad(lambda t: ReverseGradient.apply(t).sum())(torch.randn(3))
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -57,8 +105,10 @@ except RuntimeError as error:
 # Fix: ``forward`` without ``ctx``, plus ``setup_context``
 # --------------------------------------------------------
 # ``setup_context`` receives the inputs as a tuple and the output, and saves what ``backward``
-# needs. ``generate_vmap_rule = True`` lets ``vmap`` run the Function over a batch by running
-# it on each sample; the backward is unchanged. ``grad`` and ``jacrev`` work as well:
+# needs. ``generate_vmap_rule = True`` lets ``vmap`` run the Function over a batch. It does not
+# loop over the samples: it runs ``forward`` (and ``backward``) once, under ``vmap`` itself, so
+# every operation in them must be one that ``vmap`` supports (no ``.item()``, no NumPy). The
+# backward is unchanged. ``grad`` and ``jacrev`` work as well:
 
 
 class FixedSin(torch.autograd.Function):
@@ -80,9 +130,11 @@ class FixedSin(torch.autograd.Function):
 
 
 x = torch.randn(3)
-torch.testing.assert_close(grad(lambda t: FixedSin.apply(t).sum())(x), x.cos())
+sin_grad = grad(lambda t: FixedSin.apply(t).sum())(x)  # fix: classic-function-under-grad
+torch.testing.assert_close(sin_grad, x.cos())
 batch = torch.randn(4, 3)
-torch.testing.assert_close(vmap(FixedSin.apply)(batch), batch.sin())
+batched_sin = vmap(FixedSin.apply)(batch)  # fix: classic-function-under-vmap
+torch.testing.assert_close(batched_sin, batch.sin())
 torch.testing.assert_close(jacrev(FixedSin.apply)(x), torch.diag(x.cos()))
 print("grad:", grad(lambda t: FixedSin.apply(t).sum())(x))
 
@@ -123,6 +175,57 @@ def vmap_without_a_rule():
 
 
 vmap_without_a_rule()
+
+# %%
+# **``generate_vmap_rule`` runs ``forward`` once, on the whole batch.** A Function that records
+# what its ``forward`` sees shows one call, with the shape of one sample:
+
+seen_shapes = []
+
+
+class RecordingSin(FixedSin):
+    @staticmethod
+    def forward(x):
+        seen_shapes.append(tuple(x.shape))
+        return x.sin()
+
+
+vmap(RecordingSin.apply)(torch.randn(4, 3))
+print("forward calls under vmap:", seen_shapes)
+assert seen_shapes == [(3,)]
+
+# %%
+# **Forward-mode transforms need a ``jvp`` staticmethod.** ``jvp``, ``jacfwd`` and ``hessian``
+# (which is ``jacfwd`` of ``jacrev``) push tangents forward through the Function, which
+# ``backward`` cannot do; without a ``jvp`` they stop at another message:
+
+
+def forward_mode_without_jvp():
+    try:
+        torch.func.jacfwd(FixedSin.apply)(torch.randn(3))
+    except NotImplementedError as error:
+        print(f"NotImplementedError: {error}")
+
+
+forward_mode_without_jvp()
+
+
+class ForwardSin(FixedSin):
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.save_for_backward(x)
+        ctx.x = x  # jvp reads its inputs from ctx attributes
+
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        return x_tangent * ctx.x.cos()
+
+
+x = torch.randn(3)
+torch.testing.assert_close(torch.func.jacfwd(ForwardSin.apply)(x), torch.diag(x.cos()))
+hessian = torch.func.hessian(lambda t: ForwardSin.apply(t).sum())(x)
+torch.testing.assert_close(hessian, torch.diag(-x.sin()))
 
 # %%
 # **``setup_context`` only sees the inputs and the output.** An intermediate that the classic

@@ -4,32 +4,142 @@ grads-floating-type
 
 .. autograd-entry:: grads-floating-type
 
-Integer tensors in the graph, before torch 1.6
-----------------------------------------------
+The engine's dtype check
+------------------------
 
-Gradients only make sense for floating-point (and complex) values: an integer tensor cannot
-move by an infinitesimal step. The engine relies on it, and up to torch 1.5 it checked every
-gradient a backward function returned with a bare ``TORCH_CHECK(isFloatingType(...))``.
+After every backward function, the engine checks each gradient it returned before passing it
+on. A gradient of another floating-point dtype than its input is cast silently. Two kinds are
+refused, by a bare internal check whose message is the condition itself: a gradient that is
+neither floating point nor of the same complexity as its input. In practice, since torch 1.6,
+that is a **complex gradient for a real input** (the imaginary part would have to be dropped,
+and torch will not do it silently), or an integer gradient for a complex input.
 
-Nothing stopped integer tensors from *requiring* grad, though. A custom ``autograd.Function``
-marked all its outputs as requiring grad whenever an input did, integer ones included; so did a
-few built-in operations such as ``argmax``. The farthest-point sampling and grouping operations
-of PointNet++-style code (VoteNet, 3DSSD, IA-SSD, P2B...) return integer indices from a custom
-Function, and their users met this message at the first ``loss.backward()``: backward computed
-integer gradients for those indices, or for integer values derived from them, and the check
-failed.
+Complex gradients meet real inputs where one operation mixes the two: a reduction asked for a
+complex result from a real tensor, ``torch.where`` with a real branch and a complex one, or a
+custom backward that leaves the gradient complex (FFT code). Operations whose backward formulas
+take the real part themselves (``torch.complex``, ``torch.polar``, multiplying by ``1j``) are
+fine.
 
-Torch 1.6 closed the hole at the source: integer outputs never require grad (PR #37789 for the
-built-in operations, PR #38326 for custom Functions). The check is unreachable in the common
-case, and the message is retired. This page shows what current torch does instead.
+Up to torch 1.5, the check was ``isFloatingType(grads[i]...)`` alone, and it met integer
+gradients: integer outputs of custom Functions required grad (the indices of PointNet++'s
+sampling operations), and backward sent integer gradients towards them. Torch 1.6 made integer
+outputs non-differentiable (PRs #37789 and #38326) and extended the check for complex autograd;
+the end of this page shows what became of the old case.
 """
 
 import torch
 
 # %%
-# Integer outputs of a custom Function are non-differentiable
-# -----------------------------------------------------------
-# A stand-in for furthest point sampling: it picks ``k`` point indices (here simply the points
+# The repro
+# ---------
+# A sum asked for a complex result from a real tensor. The forward pass is fine; the backward of
+# ``sum`` hands the complex gradient to the real input:
+
+x = torch.tensor([[0.5, 1.0], [2.0, 0.25]], requires_grad=True)
+total = torch.sum(x, dtype=torch.complex64)  # broken
+try:
+    total.abs().backward()  # cause: complex-dtype-reduction
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# ``torch.mean(x, dtype=...)`` fails the same way (pytorch/pytorch#192719):
+
+try:
+    torch.mean(x, dtype=torch.complex64).abs().backward()
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# So does ``torch.where`` between a real tensor that requires grad and a complex one, as
+# quantum-circuit and complex-network code writes it:
+
+phases = torch.tensor([0.2, 0.7, 0.9], requires_grad=True)
+mixed = torch.where(phases > 0.5, phases, 1j * phases)
+try:
+    mixed.abs().sum().backward()  # cause: real-and-complex-mixed
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# And a custom backward that computes its gradient in the frequency domain and forgets to come
+# back to real numbers:
+
+
+class FourierScale(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, signal):
+        return 2 * signal
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return torch.fft.ifft(2 * torch.fft.fft(grad_output))  # complex
+
+
+signal = torch.randn(8, requires_grad=True)
+try:
+    FourierScale.apply(signal).sum().backward()  # cause: custom-backward-complex
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Fix 1: make the input complex first
+# -----------------------------------
+# Cast the real tensor to the complex dtype yourself: the backward of the cast takes the real
+# part of the gradient, as it should. The gradient of :math:`|\sum x|` is 1 for every element
+# of a positive ``x``:
+
+x = torch.tensor([[0.5, 1.0], [2.0, 0.25]], requires_grad=True)
+total = x.to(torch.complex64).sum()  # fixed
+total.abs().backward()  # fix: complex-dtype-reduction
+torch.testing.assert_close(x.grad, torch.ones(2, 2))
+
+phases = torch.tensor([0.2, 0.7, 0.9], requires_grad=True)
+mixed = torch.where(phases > 0.5, phases.to(torch.complex64), 1j * phases)
+mixed.abs().sum().backward()  # fix: real-and-complex-mixed
+torch.testing.assert_close(phases.grad, torch.ones(3))
+
+# %%
+# Fix 2: return a gradient of the input's dtype
+# ---------------------------------------------
+# The gradient of a real input is real: take ``.real`` (or compute it in real arithmetic).
+
+
+class FixedFourierScale(FourierScale):
+    @staticmethod
+    def backward(ctx, grad_output):
+        return torch.fft.ifft(2 * torch.fft.fft(grad_output)).real
+
+
+signal = torch.randn(8, requires_grad=True)
+FixedFourierScale.apply(signal).sum().backward()  # fix: custom-backward-complex
+torch.testing.assert_close(signal.grad, torch.full((8,), 2.0))
+
+# %%
+# An integer gradient for a complex input trips the same check:
+
+
+class IntegerGradient(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, z):
+        return z * 2
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return torch.ones(grad_output.shape, dtype=torch.int64)
+
+
+z = torch.randn(3, dtype=torch.complex64, requires_grad=True)
+try:
+    IntegerGradient.apply(z).abs().sum().backward()
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Before torch 1.6: integer outputs
+# ---------------------------------
+# Integer outputs of a custom Function are non-differentiable today. A stand-in for furthest
+# point sampling: it picks ``k`` point indices (here simply the points
 # farthest from the origin) and returns them as ``int64``, without marking anything.
 
 
@@ -107,32 +217,6 @@ torch.testing.assert_close(points.grad, mask[:, None].expand(5, 2))
 # Without ``mark_non_differentiable``, the float ``mask`` would require grad: everything
 # computed from it would be recorded for backward, and ``backward`` would be called with a
 # gradient for it that means nothing.
-#
-# The check itself is still there
-# -------------------------------
-# The engine still refuses an integer gradient where it cannot be cast: a custom backward that
-# returns integers for a *complex* input trips the descendant of the old check, with a longer
-# condition (an integer gradient for a float input is cast to float instead).
-
-
-def integer_gradient_for_a_complex_input():
-    class Bad(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, z):
-            return z * 2
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            return torch.ones(grad_output.shape, dtype=torch.int64)
-
-    z = torch.randn(3, dtype=torch.complex64, requires_grad=True)
-    try:
-        Bad.apply(z).abs().sum().backward()
-    except RuntimeError as error:
-        print(f"RuntimeError: {error}")
-
-
-integer_gradient_for_a_complex_input()
 
 # %%
 # Message across torch releases

@@ -16,11 +16,14 @@ each gradient it returned against the record of the node it is going to, before 
 - same shape: accepted;
 - a shape the input was broadcast to (``[4, 3]`` for a ``[3]`` input): summed back down;
 - any other shape: this error;
-- another dtype: cast silently; another device: an error too (0-dim CPU tensors excepted).
+- another dtype: cast silently (a complex gradient for a real input excepted:
+  :doc:`/errors/custom-functions/grads-floating-type`); another device: an error too (0-dim CPU
+  tensors excepted).
 
 Built-in operations return the right shapes by construction, so the node named in the message
 is nearly always your own: a custom ``torch.autograd.Function`` (``FooBackward`` for ``Foo``),
-or the backward of a C++/CUDA extension.
+or the backward of a C++/CUDA extension. A built-in node (``MmBackward0``) points at a tensor it
+saved in the forward pass and that changed shape before backward.
 """
 
 import torch
@@ -57,7 +60,7 @@ print("edges:  ", [type(node).__name__ for node, _ in out.grad_fn.next_functions
 # runs it.
 
 try:
-    LinearFunction.apply(x, weight).sum().backward()
+    LinearFunction.apply(x, weight).sum().backward()  # cause: custom-backward-shape
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -67,9 +70,53 @@ except RuntimeError as error:
 # ``LinearFunctionBackward`` is the node of our Function. ``index 1`` counts the *tensor*
 # arguments of ``forward`` (``x`` is 0, ``weight`` is 1); non-tensor arguments are skipped, so
 # with ``forward(ctx, x, scale, weight)`` the weight would still be index 1. ``got [2, 3]`` is
-# what backward returned, ``[3, 2]`` the shape of the input. When the node is a built-in one
-# (``MmBackward0``, ``AddBackward0``), look for a tensor hook that returns another shape, or an
-# extension upstream whose backward feeds it.
+# what backward returned, ``[3, 2]`` the shape of the input. The same mistake in a compiled
+# extension's backward reads the same way: Gaussian-splatting rasterisers built for another
+# configuration return gradients with one column too few or too many
+# (hbb1/2d-gaussian-splatting#43 and #229, VITA-Group/FSGS#59). A tensor hook that returns
+# another shape does not get here: torch stops it earlier, with "hook '...' has changed the size
+# of value":
+
+
+def hook_changing_the_shape():
+    x = torch.randn(3, requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda grad: grad[:2])
+    try:
+        y.sum().backward()
+    except RuntimeError as error:
+        print(f"RuntimeError: {error}")
+
+
+hook_changing_the_shape()
+
+# %%
+# A built-in node
+# ---------------
+# When the node is a built-in one (``MmBackward0``, ``AddmmBackward0``), the gradient it
+# computed came from a tensor it saved in the forward pass, which changed shape before backward.
+# Pruning code that resizes a weight through ``.data`` between the forward pass and
+# ``backward()`` (IntelLabs/distiller#517) does exactly that: ``x @ w`` saved ``w`` to compute
+# the gradient of ``x``, ``grad @ w.T``, which now has the new width.
+
+inputs = torch.randn(4, 3, requires_grad=True)
+pruned = torch.randn(3, 2, requires_grad=True)
+product = inputs @ pruned
+pruned.data = torch.randn(5, 2)  # resized after the forward pass
+try:
+    product.sum().backward()  # cause: saved-tensor-resized
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Change a parameter's shape between steps, after ``backward()`` and before the next forward
+# pass, so that the graph is built with the new tensor:
+
+pruned = torch.randn(5, 2, requires_grad=True)
+wide_inputs = torch.randn(4, 5, requires_grad=True)
+(wide_inputs @ pruned).sum().backward()  # fix: saved-tensor-resized
+torch.testing.assert_close(wide_inputs.grad, pruned.detach().sum(1).expand(4, 5))
+torch.testing.assert_close(pruned.grad, wide_inputs.detach().sum(0)[:, None].expand(5, 2))
 #
 # The device check
 # ----------------
@@ -90,13 +137,28 @@ class ZeroGrad(torch.autograd.Function):
 
 
 try:
-    ZeroGrad.apply(torch.randn(3, requires_grad=True)).sum().backward()
+    ZeroGrad.apply(torch.randn(3, requires_grad=True)).sum().backward()  # cause: factory-device
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
 # Build such tensors from the input instead: ``torch.zeros_like(grad_output)``,
 # ``x.new_zeros(shape)`` or ``.to(x.device)`` keep the device (and dtype) right everywhere.
+
+
+class FixedZeroGrad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return torch.zeros_like(grad_output)
+
+
+x = torch.randn(3, requires_grad=True)
+FixedZeroGrad.apply(x).sum().backward()  # fix: factory-device
+torch.testing.assert_close(x.grad, torch.zeros(3))
 
 # %%
 # Fix 1: correct the formula
@@ -121,7 +183,7 @@ class FixedLinearFunction(torch.autograd.Function):
 
 x = torch.randn(4, 3, requires_grad=True)
 weight = torch.randn(3, 2, requires_grad=True)
-FixedLinearFunction.apply(x, weight).sum().backward()
+FixedLinearFunction.apply(x, weight).sum().backward()  # fix: custom-backward-shape
 
 x_ref = x.detach().clone().requires_grad_()
 weight_ref = weight.detach().clone().requires_grad_()

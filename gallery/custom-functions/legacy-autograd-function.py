@@ -67,14 +67,49 @@ class Exp(torch.autograd.Function):
         return grad_output * result
 
 
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    try:
-        Exp()(x)
-    except RuntimeError as error:
-        print(f"RuntimeError: {error}")
+try:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Exp()(x)  # cause: static-but-instantiated
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
 for warning in caught:
     print(f"{warning.category.__name__}: {warning.message}")
+
+# %%
+# In the repositories that hit this message, the old-style Function sits inside a module, and
+# the error surfaces at the first forward pass: a domain-adaptation network with a gradient
+# reversal layer, or an SSD detector whose ``Detect`` post-processing is a Function object:
+
+
+class GradientReversal(torch.nn.Module):
+    def __init__(self, lambd):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, x):
+        return GradReverse(self.lambd)(x)
+
+
+features = torch.randn(4, 3, requires_grad=True)
+try:
+    GradientReversal(0.5)(features)  # cause: legacy-function-object
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+
+class Detect(torch.autograd.Function):
+    def __init__(self, threshold):
+        self.threshold = threshold
+
+    def forward(self, scores):
+        return (scores > self.threshold).nonzero().flatten()
+
+
+try:
+    Detect(0.5)(torch.tensor([0.9, 0.2, 0.7]))  # cause: legacy-post-processing
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
 
 # %%
 # Fix 1: static methods, settings as arguments, ``.apply``
@@ -106,11 +141,28 @@ torch.testing.assert_close(x.grad, torch.full((3,), -1.5))  # 3, reversed and ha
 print("x.grad =", x.grad)
 
 # %%
+# The module calls the function instead of creating a Function object:
+
+
+class FixedGradientReversal(torch.nn.Module):
+    def __init__(self, lambd):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, x):
+        return grad_reverse(x, self.lambd)
+
+
+reversed_features = FixedGradientReversal(0.5)(features)  # fix: legacy-function-object
+reversed_features.sum().backward()
+torch.testing.assert_close(features.grad, torch.full((4, 3), -0.5))
+
+# %%
 # ``Exp`` only needed to be called on the class: ``Exp.apply(x)``. The gradient of
 # ``sum(exp(x))`` is ``exp(x)``:
 
 x = torch.randn(3, requires_grad=True)
-Exp.apply(x).sum().backward()
+Exp.apply(x).sum().backward()  # fix: static-but-instantiated
 torch.testing.assert_close(x.grad, x.detach().exp())
 
 # %%
@@ -127,8 +179,9 @@ def detect(scores, threshold=0.5):
 
 
 scores = torch.tensor([0.9, 0.2, 0.7])
-print("kept:", detect(scores))
-assert detect(scores).tolist() == [0, 2]
+kept = detect(scores)  # fix: legacy-post-processing
+print("kept:", kept)
+assert kept.tolist() == [0, 2]
 
 # %%
 # The pitfall: ``.apply`` on an unconverted class

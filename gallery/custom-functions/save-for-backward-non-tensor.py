@@ -45,7 +45,7 @@ class Softmax(torch.autograd.Function):
 
 x = torch.randn(2, 5, requires_grad=True)
 try:
-    Softmax.apply(x, 1)
+    Softmax.apply(x, 1)  # cause: non-tensor-setting
 except TypeError as error:
     print(f"TypeError: {error}")
 
@@ -67,7 +67,7 @@ class WeightedSum(torch.autograd.Function):
 
 
 try:
-    WeightedSum.apply(torch.randn(3, requires_grad=True), torch.randn(3))
+    WeightedSum.apply(torch.randn(3, requires_grad=True), torch.randn(3))  # cause: packed-tensors
 except TypeError as error:
     print(f"TypeError: {error}")
 
@@ -94,7 +94,7 @@ class FixedSoftmax(torch.autograd.Function):
 
 x = torch.randn(2, 5, requires_grad=True)
 weights = torch.randn(2, 5)
-(FixedSoftmax.apply(x, 1) * weights).sum().backward()
+(FixedSoftmax.apply(x, 1) * weights).sum().backward()  # fix: non-tensor-setting
 
 x_ref = x.detach().clone().requires_grad_()
 (torch.softmax(x_ref, 1) * weights).sum().backward()
@@ -121,7 +121,7 @@ class FixedWeightedSum(torch.autograd.Function):
 
 x = torch.randn(3, requires_grad=True)
 w = torch.randn(3, requires_grad=True)
-FixedWeightedSum.apply(x, w).backward()
+FixedWeightedSum.apply(x, w).backward()  # fix: packed-tensors
 torch.testing.assert_close(x.grad, w.detach())
 torch.testing.assert_close(w.grad, x.detach())
 

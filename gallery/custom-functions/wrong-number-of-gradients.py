@@ -41,7 +41,7 @@ class ScaledMul(torch.autograd.Function):
 x = torch.randn(3, requires_grad=True)
 y = torch.randn(3, requires_grad=True)
 try:
-    ScaledMul.apply(x, y, 2.0).sum().backward()
+    ScaledMul.apply(x, y, 2.0).sum().backward()  # cause: forgotten-none
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -63,7 +63,29 @@ class ListMul(torch.autograd.Function):
 
 
 try:
-    ListMul.apply(x, y).sum().backward()
+    ListMul.apply(x, y).sum().backward()  # cause: list-not-tuple
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# A third: a backward that returns the gradient of the input it was written for, and forgets the
+# weight's (huawei-noah/AdderNet#20 and #21):
+
+
+class InputOnlyMul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight):
+        ctx.save_for_backward(x, weight)
+        return x * weight
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        _, weight = ctx.saved_tensors
+        return grad_output * weight  # the weight's gradient is missing
+
+
+try:
+    InputOnlyMul.apply(x, y).sum().backward()  # cause: missing-tensor-gradient
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -103,10 +125,34 @@ print("y needs no gradient; x.grad =", x.grad)
 
 x = torch.randn(3, requires_grad=True)
 y = torch.randn(3, requires_grad=True)
-FixedScaledMul.apply(x, y, 2.0).sum().backward()
+FixedScaledMul.apply(x, y, 2.0).sum().backward()  # fix: forgotten-none
 torch.testing.assert_close(x.grad, y.detach() * 2.0)
 torch.testing.assert_close(y.grad, x.detach() * 2.0)
 print("x.grad =", x.grad, " y.grad =", y.grad)
+
+# %%
+# The same rule fixes the other two: a tuple, and one gradient per tensor input.
+
+
+class FixedMul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight):
+        ctx.save_for_backward(x, weight)
+        return x * weight
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight = ctx.saved_tensors
+        return grad_output * weight, grad_output * x
+
+
+x = torch.randn(3, requires_grad=True)
+y = torch.randn(3, requires_grad=True)
+FixedMul.apply(x, y).sum().backward()  # fix: list-not-tuple
+torch.testing.assert_close(x.grad, y.detach())
+x.grad = y.grad = None
+(2 * FixedMul.apply(x, y)).sum().backward()  # fix: missing-tensor-gradient
+torch.testing.assert_close(y.grad, 2 * x.detach())
 
 # %%
 # Trailing ``None`` values beyond the count are tolerated, which lets a backward return a

@@ -38,6 +38,45 @@ for warning in caught:
 print("p.grad:", p.grad.detach(), " p.grad.grad_fn:", type(p.grad.grad_fn).__name__)
 
 # %%
+# Two ways in
+# -----------
+# The warning is shown once per process; ``torch.set_warn_always(True)`` makes torch repeat it,
+# so that each way in shows it here. The first: your own Hessian-vector product or gradient
+# penalty, written with ``backward(create_graph=True)`` and then reading ``.grad``:
+
+torch.set_warn_always(True)
+v = torch.tensor([1.0, 0.5, 0.25])
+p = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    p.pow(3).sum().backward(create_graph=True)  # cause: backward-for-second-order
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+(hvp,) = torch.autograd.grad(p.grad, p, grad_outputs=v)
+
+# %%
+# The second: a library that computes curvature for you (Hessian eigenvalues, second-order
+# optimisers) calls ``backward(create_graph=True)`` on your model, and leaves the gradients with
+# their graph in ``.grad``. A stand-in for such a library:
+
+
+def hessian_vector_product(model: torch.nn.Module, loss: torch.Tensor, vector: torch.Tensor):
+    loss.backward(create_graph=True)
+    (weight_grad,) = [param.grad for param in model.parameters()]
+    return torch.autograd.grad(weight_grad, model.weight, grad_outputs=vector)[0]
+
+
+model = torch.nn.Linear(3, 1, bias=False)
+inputs = torch.randn(8, 3)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    loss = model(inputs).pow(2).mean()
+    curvature = hessian_vector_product(model, loss, torch.ones(1, 3))  # cause: curvature-library
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+print("model.weight.grad.grad_fn:", type(model.weight.grad.grad_fn).__name__)
+
+# %%
 # The leak is real
 # ----------------
 # A weak reference tells whether a parameter survives once nothing in Python refers to it. After
@@ -87,7 +126,8 @@ print("p.grad:", p.grad, " Hv:", hvp)
 
 w = torch.nn.Parameter(torch.tensor([1.0, -2.0, 0.5]))
 x = torch.randn(3, requires_grad=True)
-(grad_x,) = torch.autograd.grad((w * x).sum(), x, create_graph=True)
+score = (w * x).sum()
+(grad_x,) = torch.autograd.grad(score, x, create_graph=True)  # fix: backward-for-second-order
 penalty = grad_x.pow(2).sum()
 penalty.backward()
 torch.testing.assert_close(w.grad, 2 * w.detach())
@@ -114,6 +154,14 @@ torch.testing.assert_close(hvp, 6 * p.detach() * v)
 optimizer.step()
 optimizer.zero_grad(set_to_none=True)  # fixed: the default since torch 2.0
 assert p.grad is None
+
+# %%
+# After a curvature library's call, the same reset breaks the cycle. The Hessian of the mean
+# squared output :math:`\frac{1}{n}\sum (w \cdot x_i)^2` is :math:`\frac{2}{n} X^\top X`:
+
+model.zero_grad(set_to_none=True)  # fix: curvature-library
+assert model.weight.grad is None
+torch.testing.assert_close(curvature, torch.ones(1, 3) @ (2 * inputs.T @ inputs / len(inputs)))
 
 # %%
 # The pitfall: zeroing instead of resetting

@@ -21,6 +21,7 @@ their place, which raises as soon as a second backward reaches it:
 
 import torch
 import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 log_probs = torch.randn(6, 2, 5, requires_grad=True)
 targets = torch.tensor([[1, 2, 3], [2, 2, 4]])
@@ -55,7 +56,32 @@ loss = F.multi_margin_loss(model(inputs), labels)
 (grad_inputs,) = torch.autograd.grad(loss, inputs, create_graph=True)
 penalty = grad_inputs.pow(2).sum(1).mean()
 try:
-    (loss + penalty).backward()
+    (loss + penalty).backward()  # cause: loss-backward-kernel
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Today the most reported case is attention. ``F.scaled_dot_product_attention`` dispatches to a
+# fused kernel (flash or memory-efficient attention, on the CPU as on a GPU) whose backward
+# kernel has no derivative formula, so a gradient penalty, a Hessian-vector product or a
+# second-order MAML step through a transformer stops there:
+
+query = torch.randn(2, 4, 8, 16, requires_grad=True)
+attended = F.scaled_dot_product_attention(query, query, query)
+(grad_query,) = torch.autograd.grad(attended.sum(), query, create_graph=True)
+try:
+    grad_query.pow(2).sum().backward()  # cause: fused-attention
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# A few forward operations have no formula at all, and fail at the first backward:
+# ``torch.heaviside``, the step function of spiking networks, is one.
+
+potential = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+spikes = torch.heaviside(potential, torch.tensor(0.0))
+try:
+    spikes.sum().backward()  # cause: forward-op-without-formula
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -86,7 +112,7 @@ torch.testing.assert_close(
 )
 
 loss = margin_loss(model(inputs), labels)  # fixed
-(grad_inputs,) = torch.autograd.grad(loss, inputs, create_graph=True)
+(grad_inputs,) = torch.autograd.grad(loss, inputs, create_graph=True)  # fix: loss-backward-kernel
 penalty = grad_inputs.pow(2).sum(1).mean()
 (loss + penalty).backward()  # fixed
 print("weight.grad =", model.weight.grad)
@@ -145,6 +171,46 @@ with torch.no_grad():
     curvature = (ctc(point + h * direction) - 2 * ctc(point) + ctc(point - h * direction)) / h**2
 torch.testing.assert_close((direction * hvp).sum(), curvature, rtol=1e-4, atol=1e-6)
 print(f"v.Hv = {curvature.item():.6f}")
+
+# %%
+# Fix 3: the math implementation of attention
+# -------------------------------------------
+# ``scaled_dot_product_attention`` also has an implementation made of ordinary operations, which
+# autograd differentiates as often as needed. Select it around the forward pass that will be
+# differentiated twice:
+
+query = torch.randn(2, 4, 8, 16, dtype=torch.float64, requires_grad=True)
+with sdpa_kernel(SDPBackend.MATH):  # fix: fused-attention
+    attended = F.scaled_dot_product_attention(query, query, query)
+(grad_query,) = torch.autograd.grad(attended.sum(), query, create_graph=True)
+grad_query.pow(2).sum().backward()
+
+# %%
+# The check writes attention out by hand, :math:`\operatorname{softmax}(QK^\top/\sqrt{d})\,V`:
+
+manual_query = query.detach().requires_grad_()
+weights = (manual_query @ manual_query.transpose(-2, -1) / 16**0.5).softmax(-1)
+(manual_grad,) = torch.autograd.grad(
+    (weights @ manual_query).sum(), manual_query, create_graph=True
+)
+manual_grad.pow(2).sum().backward()
+torch.testing.assert_close(query.grad, manual_query.grad)
+
+# %%
+# Fix 4: a surrogate gradient for a step function
+# -----------------------------------------------
+# A step function has a zero derivative almost everywhere, which is useless for training.
+# Spiking networks keep the step in the forward pass and borrow a smooth function's derivative
+# for the backward pass (a straight-through estimator), here a steep sigmoid's:
+
+potential = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+smooth = torch.sigmoid(5 * potential)
+step = torch.heaviside(potential.detach(), torch.tensor(0.0))
+spikes = step + smooth - smooth.detach()  # fix: forward-op-without-formula
+spikes.sum().backward()
+torch.testing.assert_close(spikes.detach(), torch.tensor([0.0, 1.0, 1.0]))
+sigmoid = torch.sigmoid(5 * potential.detach())
+torch.testing.assert_close(potential.grad, 5 * sigmoid * (1 - sigmoid))
 
 # %%
 # The pitfall: a penalty that does nothing

@@ -36,30 +36,68 @@ a = torch.tensor([0.5, 1.5, 3.0], requires_grad=True)
 x = torch.tensor([0.3, 2.0, 5.0])
 p = torch.special.gammainc(a, x)  # broken
 try:
-    p.sum().backward()
+    p.sum().backward()  # cause: gammainc-shape
 except NotImplementedError as error:
     print(f"NotImplementedError: {error}")
 
 # %%
 # The message names the entry of the table, not the Python function: ``igamma`` is the ATen name
 # of ``gammainc``, and ``input`` its first argument. Other placeholders are named after an
-# operation alone. In-place ``acosh_``, for instance, lacks the formula its out-of-place twin has:
-# that formula, :math:`1 / \sqrt{y^2 - 1}`, needs the input, which the in-place version has
+# operation alone. The in-place inverse hyperbolic functions ``acosh_``, ``asinh_`` and
+# ``atanh_``, for instance, lack the formula their out-of-place twins have: that formula
+# (:math:`1 / \sqrt{y^2 - 1}` for ``acosh``) needs the input, which the in-place version has
 # overwritten, and nobody wrote it in terms of the output.
 
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 y = x * 2
 y.acosh_()
 try:
+    y.sum().backward()  # cause: inplace-inverse-hyperbolic
+except NotImplementedError as error:
+    print(f"NotImplementedError: {error}")
+
+x = torch.tensor([0.1, 0.2, 0.3], requires_grad=True)
+y = x * 2
+y.asinh_()
+try:
+    y.sum().backward()
+except NotImplementedError as error:
+    print(f"NotImplementedError: {error}")
+
+y = x * 2
+y.atanh_()
+try:
     y.sum().backward()
 except NotImplementedError as error:
     print(f"NotImplementedError: {error}")
 
 # %%
-# ``torch.unique`` (``'_unique2'``), the double backward of ``torch.cdist`` before torch 2.14
-# (``'_cdist_backward'``) and the double backward of a cuDNN RNN (``'_cudnn_rnn_backward'``, with
-# advice appended) raise the same way. When the operation has no entry in the table at all, the
-# message is worded differently: see :doc:`/errors/higher-order/derivative-not-implemented-node`.
+# ``torch.unique`` has no gradient at all (``'_unique2'``):
+
+values = torch.tensor([3.0, 1.0, 3.0, 2.0], requires_grad=True)
+try:
+    torch.unique(values).sum().backward()  # cause: unique
+except NotImplementedError as error:
+    print(f"NotImplementedError: {error}")
+
+# %%
+# ``torch.cdist`` has a first derivative everywhere, but its default path for small inputs has
+# no second: a gradient penalty on pairwise distances fails. With more than 25 points on either
+# side, the default ``compute_mode`` switches to a matrix-product path, which has one.
+
+points = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)
+centres = torch.randn(4, 3, dtype=torch.float64)
+(grad_points,) = torch.autograd.grad(torch.cdist(points, centres).sum(), points, create_graph=True)
+try:
+    grad_points.pow(2).sum().backward()  # cause: cdist-double-backward
+except NotImplementedError as error:
+    print(f"NotImplementedError: {error}")
+
+# %%
+# The double backward of a cuDNN RNN (``'_cudnn_rnn_backward'``, with advice appended) raises the
+# same way on a GPU (pytorch/pytorch#134901). When the operation has no entry in the table at
+# all, the message is worded differently: see
+# :doc:`/errors/higher-order/derivative-not-implemented-node`.
 #
 # Fix 1: stop the input from requiring grad
 # -----------------------------------------
@@ -70,7 +108,7 @@ except NotImplementedError as error:
 a = torch.tensor([0.5, 1.5, 3.0])
 x = torch.tensor([0.3, 2.0, 5.0], requires_grad=True)
 p = torch.special.gammainc(a.detach(), x)  # fixed
-p.sum().backward()
+p.sum().backward()  # fix: gammainc-shape
 expected = x.detach() ** (a - 1) * torch.exp(-x.detach()) / torch.exp(torch.lgamma(a))
 torch.testing.assert_close(x.grad, expected)
 print("dP/dx =", x.grad)
@@ -83,12 +121,67 @@ print("dP/dx =", x.grad)
 
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 y = torch.acosh(x * 2)  # fixed
-y.sum().backward()
+y.sum().backward()  # fix: inplace-inverse-hyperbolic
 torch.testing.assert_close(x.grad, 2 / torch.sqrt(4 * x.detach() ** 2 - 1))
 print("x.grad =", x.grad)
 
 # %%
-# Fix 3: compute the value with operations autograd can differentiate
+# Fix 3: index instead of ``torch.unique``
+# ----------------------------------------
+# Sorting is differentiable: keep the sorted values that differ from their predecessor. Each
+# unique value's gradient goes to one of its copies (with a stable sort, the first):
+
+sorted_values, order = values.sort(stable=True)
+keep = torch.ones_like(sorted_values, dtype=torch.bool)
+keep[1:] = sorted_values[1:] != sorted_values[:-1]
+unique_values = sorted_values[keep]  # fix: unique
+unique_values.sum().backward()
+torch.testing.assert_close(unique_values.detach(), torch.unique(values.detach()))
+torch.testing.assert_close(values.grad, torch.tensor([1.0, 1.0, 0.0, 1.0]))
+
+# %%
+# Fix 4: the matrix-product path of ``cdist``
+# -------------------------------------------
+# ``compute_mode="use_mm_for_euclid_dist"`` takes the path that has a double backward. The check
+# uses first-order gradients only: central differences of the penalty.
+
+
+def penalty(points: torch.Tensor) -> torch.Tensor:
+    points = points.detach().requires_grad_()
+    (grad,) = torch.autograd.grad(torch.cdist(points, centres).sum(), points)
+    return grad.pow(2).sum()
+
+
+points.grad = None
+mm_path = "use_mm_for_euclid_dist"
+distances = torch.cdist(points, centres, compute_mode=mm_path)  # fix: cdist-double-backward
+(grad_points,) = torch.autograd.grad(distances.sum(), points, create_graph=True)
+grad_points.pow(2).sum().backward()
+step = 1e-6
+numeric = torch.zeros_like(points)
+for index in range(points.numel()):
+    shift = torch.zeros_like(points).view(-1)
+    shift[index] = step
+    shift = shift.view_as(points)
+    numeric.view(-1)[index] = (penalty(points + shift) - penalty(points - shift)) / (2 * step)
+torch.testing.assert_close(points.grad, numeric)
+
+# %%
+# Writing the distance as ``(a[:, None] - b[None]).norm(dim=-1)`` has a double backward too, but
+# its second derivative is NaN where two points coincide (``norm`` at zero), while the
+# matrix-product path returns finite values there:
+
+same = torch.tensor([[0.0, 0.0], [1.0, 1.0]], dtype=torch.float64, requires_grad=True)
+origin = torch.tensor([[0.0, 0.0]], dtype=torch.float64)
+(grad_same,) = torch.autograd.grad(
+    (same[:, None] - origin[None]).norm(dim=-1).sum(), same, create_graph=True
+)
+grad_same.pow(2).sum().backward()
+print("second derivative through norm at zero distance:", same.grad[0])
+assert torch.isnan(same.grad[0]).all()
+
+# %%
+# Fix 5: compute the value with operations autograd can differentiate
 # --------------------------------------------------------------------
 # When the gradient for ``a`` is really wanted, write the function with torch operations whose
 # formulas exist. :math:`P(a, x)` has a series that converges for every :math:`x > 0`:

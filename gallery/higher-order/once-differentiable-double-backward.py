@@ -53,6 +53,33 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# ``backward()`` reaches the error node and raises. ``torch.autograd.grad`` of the same gradient
+# reports something else: the error node does not lead back to ``x``, so torch says that ``x`` was
+# not used (:doc:`/errors/backward-api/unused-input`):
+
+
+def autograd_grad_case():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (grad,) = torch.autograd.grad((Square.apply(x) ** 2).sum(), x, create_graph=True)
+    try:
+        torch.autograd.grad(grad.sum(), x)
+    except RuntimeError as error:
+        print(f"RuntimeError: {error}")
+
+
+autograd_grad_case()
+
+# %%
+# A gradient penalty on the same gradient fails alike:
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+(grad,) = torch.autograd.grad((Square.apply(x) ** 2).sum(), x, create_graph=True)
+try:
+    grad.pow(2).sum().backward()  # cause: own-function-decorated
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
 # Whether the error appears depends on what flows into the decorated backward. Here
 # ``Square.apply(x).sum()`` hands it a gradient of ones, which does not require grad; the decorator
 # then returns a plain tensor, and the second backward fails with another message, that of
@@ -76,8 +103,10 @@ plain_gradient_case()
 # ---------------------------------------
 # Neural signed distance functions are trained with an eikonal term: the gradient of the
 # distance with respect to the point (the surface normal) should have norm 1. That term needs the
-# gradient of a gradient. Input encodings from compiled libraries (tiny-cuda-nn's hash grid, for
-# one) mark their backward ``@once_differentiable``; here a Fourier-feature encoding stands in
+# gradient of a gradient. Input encodings from compiled libraries mark their backward
+# ``@once_differentiable``: tiny-cuda-nn's hash grid did until its authors added a double
+# backward in March 2022 (NVlabs/tiny-cuda-nn#69; the report that led to it is #50), and other
+# libraries' encodings still do (PJLab-ADG/nr3d_lib#5). Here a Fourier-feature encoding stands in
 # for them:
 
 frequencies = torch.randn(3, 8, dtype=torch.float64)
@@ -102,7 +131,20 @@ sdf = head(Encoding.apply(points))
 (normals,) = torch.autograd.grad(sdf.sum(), points, create_graph=True)
 eikonal = (normals.norm(dim=1) - 1).pow(2).mean()
 try:
-    eikonal.backward()
+    eikonal.backward()  # cause: compiled-encoding
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Meta-learning takes the same road: the outer loss is differentiated through an inner gradient
+# step taken with ``create_graph=True`` (MAML, or ``higher``'s differentiable optimisers with
+# ``track_higher_grads=True``, facebookresearch/higher#137):
+
+weights = torch.tensor([0.5, -1.0, 0.25], requires_grad=True)
+(inner_grad,) = torch.autograd.grad(Square.apply(weights).pow(2).sum(), weights, create_graph=True)
+adapted = weights - 0.1 * inner_grad
+try:
+    adapted.pow(2).sum().backward()  # cause: meta-learning-inner-step
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -134,14 +176,41 @@ torch.testing.assert_close(x.grad, 12 * x.detach() ** 2)
 print("d2/dx2 sum(x^4) =", x.grad)
 
 # %%
+# The gradient penalty :math:`\sum (4x^3)^2` has the gradient :math:`96x^5`:
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+(grad,) = torch.autograd.grad((DifferentiableSquare.apply(x) ** 2).sum(), x, create_graph=True)
+grad.pow(2).sum().backward()  # fix: own-function-decorated
+torch.testing.assert_close(x.grad, 96 * x.detach() ** 5)
+
+# %%
+# The same Function makes the meta-learning step differentiable. The adapted weights are
+# :math:`w' = w - 0.1 \cdot 4w^3`, so the outer gradient of :math:`\sum w'^2` is
+# :math:`2w'(1 - 1.2w^2)`:
+
+weights = torch.tensor([0.5, -1.0, 0.25], requires_grad=True)
+inner_loss = DifferentiableSquare.apply(weights).pow(2).sum()
+(inner_grad,) = torch.autograd.grad(inner_loss, weights, create_graph=True)
+adapted = weights - 0.1 * inner_grad
+adapted.pow(2).sum().backward()  # fix: meta-learning-inner-step
+w = weights.detach()
+expected_adapted = w - 0.4 * w**3
+torch.testing.assert_close(weights.grad, 2 * expected_adapted * (1 - 1.2 * w**2))
+
+# %%
 # ``torch.autograd.gradgradcheck`` compares such a double backward with finite differences, and
 # is worth running on any ``Function`` you intend to differentiate twice.
 #
 # Fix 2: finite-difference normals around a compiled kernel
 # ---------------------------------------------------------
-# A compiled backward cannot be rewritten. The usual way out, and the one tiny-cuda-nn's authors
-# recommend, keeps it first-order: estimate the normals from extra forward passes, so that the
-# eikonal loss only ever needs the encoding's (working) first derivative.
+# A compiled backward cannot be rewritten. One way out keeps it first-order: estimate the normals
+# from extra forward passes, so that the eikonal loss only ever needs the encoding's (working)
+# first derivative; tiny-cuda-nn's authors gave that advice before its hash grid had a double
+# backward (NVlabs/tiny-cuda-nn#50). The other is a layer that has a double backward: for
+# tiny-cuda-nn, ``tcnn.Encoding`` followed by a torch MLP, since its fused networks have none
+# and fail with a message of their own,
+# ``DifferentiableObject::backward_backward_input_impl: not implemented error``
+# (NVlabs/tiny-cuda-nn#156 and #176, where the maintainers recommend that composition).
 
 
 def sdf_of(points: torch.Tensor) -> torch.Tensor:
@@ -157,7 +226,7 @@ def finite_difference_normals(points: torch.Tensor, step: float = 1e-5) -> torch
 points = torch.randn(16, 3, dtype=torch.float64)
 head.zero_grad()
 normals = finite_difference_normals(points)  # fixed
-eikonal = (normals.norm(dim=1) - 1).pow(2).mean()
+eikonal = (normals.norm(dim=1) - 1).pow(2).mean()  # fix: compiled-encoding
 eikonal.backward()  # fixed
 fd_grad = head.weight.grad.clone()
 
@@ -200,6 +269,23 @@ grad.sum().backward()
 print("true second derivative:", 12 * x.detach() ** 2)
 print("what x.grad holds:     ", x.grad)
 assert not torch.allclose(x.grad, 12 * x.detach() ** 2)
+
+# %%
+# The silent case: another path gives the gradient a graph
+# --------------------------------------------------------
+# The decorator raises only when the gradient it receives requires grad. When it receives a
+# plain one, it returns a plain tensor, and the second backward fails with another message (as
+# shown above), unless another path makes the total gradient require grad. Then nothing fails:
+# the second derivative is computed along the other path only. For
+# :math:`\sum x^2 + \sum x^3`, the second derivative is :math:`2 + 6x`; with the square
+# computed by ``Square``, the 2 is missing:
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+(grad,) = torch.autograd.grad(Square.apply(x).sum() + x.pow(3).sum(), x, create_graph=True)
+grad.sum().backward()
+print("true second derivative:", 2 + 6 * x.detach())
+print("what x.grad holds:     ", x.grad)
+torch.testing.assert_close(x.grad, 6 * x.detach())
 
 # %%
 # Message across torch releases
