@@ -109,24 +109,32 @@ def _checks(statement: object) -> bool:
     return False
 
 
-def test_every_fix_is_checked_in_its_own_cell():
-    """A fix that checks nothing shows nothing: each tagged fix is followed, in its own
-    ``# %%`` cell, by an assertion (of its gradients, where there are any)."""
+def test_every_fix_is_checked():
+    """A fix that checks nothing shows nothing: each tagged fix is followed by an assertion (of
+    its gradients, where there are any) before the next repro (a module-level ``try``) and
+    before the fix of another cell, so that each fix carries its own check."""
     import ast
 
     unchecked = []
     for script in gallery.scripts(str(GALLERY)):
         source = Path(script.path).read_text(encoding="utf-8")
         lines = source.splitlines()
-        cell_starts = [n for n, line in enumerate(lines, 1) if line.startswith("# %%")]
+        cells = [n for n, line in enumerate(lines, 1) if line.startswith("# %%")]
+
+        def cell_of(number: int, cells: list[int] = cells) -> int:
+            return sum(start < number for start in cells)
+
         body = ast.parse(source).body
-        for fixed in _fix_lines(source):
-            cell_end = next((start for start in cell_starts if start > fixed), len(lines) + 1)
-            after = [s for s in body if (s.end_lineno or s.lineno) >= fixed and s.lineno < cell_end]
-            if not any(_checks(statement) for statement in after):
+        fixes = _fix_lines(source)
+        for fixed in fixes:
+            later_fix = next((f for f in fixes if f > fixed and cell_of(f) != cell_of(fixed)), None)
+            end = later_fix or len(lines) + 1
+            window = [s for s in body if (s.end_lineno or s.lineno) >= fixed and s.lineno < end]
+            next_repro = next((i for i, s in enumerate(window) if isinstance(s, ast.Try)), None)
+            if not any(_checks(statement) for statement in window[:next_repro]):
                 unchecked.append(f"{script.section}/{script.entry_id}.py:{fixed}")
     assert unchecked == [], (
-        "fixes not followed by an assertion in their own cell (add "
+        "fixes not followed by an assertion before the next repro or the next cell's fix (add "
         "torch.testing.assert_close on the gradients, or an assert of what the fix achieves): "
         f"{unchecked}"
     )
