@@ -40,9 +40,8 @@ except RuntimeError as error:
 # ``d = prediction - target``.
 
 prediction = torch.tensor([0.5, 1.5, 2.5], requires_grad=True)
-loss = F.huber_loss(
-    prediction, target.to(prediction.dtype)
-)  # fixed  # fix: integer-target-regression
+target = target.to(prediction.dtype)  # fixed  # fix: integer-target-regression
+loss = F.huber_loss(prediction, target)  # fixed
 loss.backward()
 torch.testing.assert_close(prediction.grad, (prediction.detach() - target) / 3)
 print("prediction.grad:", prediction.grad)
