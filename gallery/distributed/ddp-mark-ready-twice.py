@@ -60,11 +60,11 @@ tokens = torch.tensor([1, 4, 7, 2])
 # The repro
 # ---------
 
-model = DistributedDataParallel(
-    CheckpointedBlock(use_reentrant=True),  # broken  # cause: reentrant-checkpoint-find-unused
-    find_unused_parameters=True,  # broken  # cause: reentrant-checkpoint-find-unused
-)
 try:
+    model = DistributedDataParallel(
+        CheckpointedBlock(use_reentrant=True),  # broken  # cause: reentrant-checkpoint-find-unused
+        find_unused_parameters=True,  # broken  # cause: reentrant-checkpoint-find-unused
+    )
     model(tokens).sum().backward()  # cause: reentrant-checkpoint-find-unused
 except RuntimeError as error:
     print(f"RuntimeError: {error}")

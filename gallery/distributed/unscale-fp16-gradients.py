@@ -28,12 +28,12 @@ x, target = torch.randn(8, 4), torch.randn(8, 1)
 # ---------
 # The model cast to half precision, as ``torch_dtype=torch.float16`` does when loading:
 
-model = nn.Linear(4, 1).half()  # broken  # cause: half-model
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-scaler = torch.amp.GradScaler("cpu")
-loss = (model(x.half()).float() - target).pow(2).mean()
-scaler.scale(loss).backward()
 try:
+    model = nn.Linear(4, 1).half()  # broken  # cause: half-model
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    loss = (model(x.half()).float() - target).pow(2).mean()
+    scaler.scale(loss).backward()
     scaler.step(optimizer)  # broken  # cause: half-model
 except ValueError as error:
     print(f"ValueError: {error}")

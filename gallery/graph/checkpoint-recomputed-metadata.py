@@ -108,7 +108,7 @@ except CheckpointError as error:
 
 
 def gathered_project(x: torch.Tensor) -> torch.Tensor:
-    gather()  # fix: sharded-parameter
+    gather()  # fixed
     try:
         return project(x)
     finally:

@@ -43,7 +43,7 @@ except RuntimeError as error:
 
 
 def reflect_where(x: torch.Tensor) -> torch.Tensor:
-    return torch.where(x.sum() < 0, -x, x)  # fixed  # fix: if-on-tensor
+    return torch.where(x.sum() < 0, -x, x)  # fixed
 
 
 x = batch.clone().requires_grad_()
@@ -81,7 +81,7 @@ except RuntimeError as error:
 def causal_in_window(
     b: torch.Tensor, h: torch.Tensor, q_idx: torch.Tensor, kv_idx: torch.Tensor
 ) -> torch.Tensor:
-    return (q_idx >= kv_idx) & (q_idx - kv_idx < 4)  # fix: flex-attention-mask-mod
+    return (q_idx >= kv_idx) & (q_idx - kv_idx < 4)  # fixed
 
 
 mask = create_mask(causal_in_window, 1, 1, 8, 8, device="cpu")  # fix: flex-attention-mask-mod

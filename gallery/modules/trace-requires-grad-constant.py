@@ -104,7 +104,7 @@ class ScaledInForward(nn.Module):
         self.weight = nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x * (self.weight * 2)  # fix: tensor-computed-outside-forward
+        return x * (self.weight * 2)  # fixed
 
 
 model = ScaledInForward()
