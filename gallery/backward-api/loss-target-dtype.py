@@ -1,0 +1,102 @@
+"""
+loss-target-dtype
+=================
+
+.. autograd-entry:: loss-target-dtype
+
+Where the dtypes meet
+---------------------
+
+A loss function takes the model's output and a target. Its forward pass may promote mixed
+dtypes (``float32 - int64`` is ``float32``), but the kernels that compute its gradient are
+often written for one dtype, and check that the incoming gradient, the input and the target all
+have it. So a wrong target can pass the forward pass silently and stop ``loss.backward()``,
+with a message that names no tensor.
+"""
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+# %%
+# The repro
+# ---------
+# Integer targets for a Huber loss: the forward pass gives a float loss, its backward raises.
+
+prediction = torch.tensor([0.5, 1.5, 2.5], requires_grad=True)
+target = torch.tensor([1, 2, 3])  # broken
+loss = F.huber_loss(prediction, target)
+print("loss:", loss)
+try:
+    loss.backward()  # broken  # cause: integer-target-regression
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Fix 1: a target in the input's dtype
+# ------------------------------------
+# Convert the target where the loss is called. Every error here is below the Huber threshold
+# of 1, so the loss is the mean of ``d**2 / 2`` and its gradient ``d / n``, with
+# ``d = prediction - target``.
+
+prediction = torch.tensor([0.5, 1.5, 2.5], requires_grad=True)
+target = target.to(prediction.dtype)  # fixed  # fix: integer-target-regression
+loss = F.huber_loss(prediction, target)  # fixed
+loss.backward()
+torch.testing.assert_close(prediction.grad, (prediction.detach() - target) / 3)
+print("prediction.grad:", prediction.grad)
+
+# %%
+# Integer labels for a binary cross-entropy
+# -----------------------------------------
+# ``torch.full((n,), 1)`` makes an ``int64`` tensor (since torch 1.7, the fill value decides the
+# dtype). ``BCELoss`` checks its operands' dtypes in the forward pass already:
+
+discriminator = nn.Sequential(nn.Linear(2, 1), nn.Sigmoid())
+criterion = nn.BCELoss()
+batch = torch.randn(4, 2)
+try:
+    real_labels = torch.full((4,), 1)  # cause: integer-labels-bce
+    criterion(discriminator(batch).view(-1), real_labels)  # cause: integer-labels-bce
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Fix 2: labels built as floats
+# -----------------------------
+# With a target of ones, the BCE loss is ``mean(-log p)``, and its gradient with respect to the
+# last layer's pre-activation ``z`` is ``(p - 1) / n``: checked against the weight's gradient.
+
+real_labels = torch.full((4,), 1.0)  # fix: integer-labels-bce
+probability = discriminator(batch).view(-1)
+criterion(probability, real_labels).backward()
+expected = ((probability.detach() - 1) / 4) @ batch
+torch.testing.assert_close(discriminator[0].weight.grad, expected.view(1, 2))
+
+# %%
+# A float64 target from NumPy
+# ---------------------------
+# NumPy's default dtype is float64; a target made from an array keeps it, and meets float32
+# predictions in the loss's backward:
+
+prediction = torch.tensor([0.5, 1.5, 2.5], requires_grad=True)
+try:
+    target64 = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)  # cause: float64-target
+    F.huber_loss(prediction, target64).backward()  # cause: float64-target
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Fix 3: convert the target, not the loss
+# ---------------------------------------
+# ``loss.float()`` would not help: the mismatch is inside the loss's own backward.
+
+target32 = target64.float()  # fix: float64-target
+F.huber_loss(prediction, target32).backward()
+torch.testing.assert_close(prediction.grad, (prediction.detach() - target32) / 3)
+
+# %%
+# Message across torch releases
+# -----------------------------
+#
+# .. autograd-entry-footer:: loss-target-dtype
