@@ -13,6 +13,11 @@ if TYPE_CHECKING:
     from autograd_errors.catalog import Catalog
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+#: A line's tag is the comment at its end, after two spaces, ``#`` and a space: ``# broken``,
+#: ``# fixed``, and for a common cause ``# cause: <id>`` on its trigger, ``# fix: <id>`` on
+#: its fix.
+TAG_MARK = "  # "
+CAUSE_TAG, FIX_TAG = "cause", "fix"
 
 
 class Script:
@@ -27,6 +32,17 @@ class Script:
 
     def __repr__(self) -> str:
         return f"Script({self.section}/{self.entry_id})"
+
+
+def line_tags(path: str) -> list[tuple[int, str, str]]:
+    """The script's tagged lines: line number, tag, and the code before the tag."""
+    tagged = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            code, mark, comment = line.rstrip("\n").partition(TAG_MARK)
+            if mark and comment.strip():
+                tagged.append((number, comment.strip(), code))
+    return tagged
 
 
 def gallery_dir() -> str:

@@ -10,6 +10,15 @@ the entry one :class:`Status`:
 - ``FIX-FAILS``: the script failed outside its repros (a fix raised, or a gradient check failed).
 - ``RETIRED``: a retired entry's script ran, showing what current torch does instead.
 - ``NOT-APPLICABLE``: the script uses a torch API this (older) release does not have.
+- ``UNTESTED``: a common cause of the entry, or its fix, is not executed by the script (no line
+  tagged ``# cause: <id>`` or ``# fix: <id>`` ran where it must), or a tag names no cause.
+
+Each common cause is executed as the gallery's tags say: a line tagged ``# cause: <id>`` sits
+in a module-level ``try`` block (for a warning entry, any module-level block) that caught this
+entry's message, and lines tagged ``# fix: <id>`` run at module level, outside any ``try``,
+and the script does not crash. A cause's trigger that raises a neighbour's message is
+``WRONG-ENTRY``, one that raises nothing ``NO-ERROR``. A pitfall's cause lines demonstrate the
+silent behaviour: they must run.
 
 A pitfall raises nothing: its script asserts the behaviour it describes (a failing assertion is
 ``FIX-FAILS``), and may show other entries' errors on the way.
@@ -17,13 +26,14 @@ A pitfall raises nothing: its script asserts the behaviour it describes (a faili
 
 from __future__ import annotations
 
+import ast
 import difflib
 from enum import Enum
 
 from autograd_errors import catalog as catalog_module
 from autograd_errors import gallery
 from autograd_errors.matching import find_matches
-from autograd_errors.observe import Event, Observation, run_script
+from autograd_errors.observe import Event, Observation, module_blocks, run_script
 from autograd_errors.releases import parse_release
 
 TYPE_CHECKING = False
@@ -41,6 +51,7 @@ class Status(str, Enum):
     FIX_FAILS = "FIX-FAILS"
     RETIRED = "RETIRED"
     NOT_APPLICABLE = "NOT-APPLICABLE"
+    UNTESTED = "UNTESTED"
 
     def __str__(self) -> str:
         return self.value
@@ -60,6 +71,7 @@ SEVERITY = (
     Status.WRONG_ENTRY,
     Status.DRIFT,
     Status.NO_ERROR,
+    Status.UNTESTED,
     Status.NOT_APPLICABLE,
     Status.RETIRED,
     Status.OK,
@@ -162,6 +174,8 @@ def judge(
         verdicts.append(
             (Status.NO_ERROR, "", f"no {entry.exception} of this entry was raised or warned")
         )
+    if crash is None:  # else the script stopped early: its crash is the verdict
+        verdicts += _cause_verdicts(entry, observation, catalog, raises=not entry.retired)
     # The entry's own kind of event is its message: the error, not anomaly mode's warning.
     own.sort(key=lambda event: event.exception != entry.exception)
     if not verdicts:
@@ -172,6 +186,135 @@ def judge(
     status, message, _ = verdicts[0]
     detail = "\n".join(detail for _, _, detail in verdicts)
     return Result(entry.id, status, message or (own[0].message if own else ""), detail)
+
+
+def _cause_verdicts(
+    entry: Entry, observation: Observation, catalog: Catalog, raises: bool
+) -> list[tuple[Status, str, str]]:
+    """Whether the script executes each common cause of ``entry`` and its fix, as tagged."""
+    verdicts: list[tuple[Status, str, str]] = []
+    blocks = module_blocks(observation.path)
+    tagged: dict[tuple[str, str], list[int]] = {}
+    cause_ids = {cause.id for cause in entry.causes}
+    for line, tag, _ in gallery.line_tags(observation.path):
+        kind, _, cause_id = tag.partition(": ")
+        if kind not in (gallery.CAUSE_TAG, gallery.FIX_TAG):
+            continue
+        if cause_id not in cause_ids:
+            verdicts.append(
+                (
+                    Status.UNTESTED,
+                    "",
+                    f"line {line} is tagged '{tag}', but {entry.id!r} has no cause {cause_id!r}",
+                )
+            )
+            continue
+        tagged.setdefault((kind, cause_id), []).append(line)
+    for cause in entry.causes:
+        for kind in (gallery.CAUSE_TAG, gallery.FIX_TAG):
+            is_cause = kind == gallery.CAUSE_TAG
+            what = f"cause {cause.id!r}" if is_cause else f"the fix of {cause.id!r}"
+            lines = tagged.get((kind, cause.id), [])
+            ran = [line for line in lines if _statement(blocks, line) in observation.executed]
+            if not lines:
+                reason = f"no line is tagged '# {kind}: {cause.id}'"
+            elif not ran:
+                reason = f"line {lines[0]} never ran"
+            else:
+                reason = ""
+            if reason:
+                detail = f"{what} is not executed by the script ({reason})"
+                verdicts.append((Status.UNTESTED, "", detail))
+                continue
+            for line in ran:
+                block = _enclosing_block(blocks, line)
+                if not is_cause and isinstance(block, ast.Try):
+                    detail = (
+                        f"{what} (line {line}) is inside a try block, which would hide its failure"
+                    )
+                    verdicts.append((Status.UNTESTED, "", detail))
+                elif kind == gallery.CAUSE_TAG and not entry.is_pitfall and raises:
+                    verdicts += _trigger_verdicts(entry, observation, catalog, what, line, block)
+    return verdicts
+
+
+def _trigger_verdicts(
+    entry: Entry,
+    observation: Observation,
+    catalog: Catalog,
+    what: str,
+    line: int,
+    block: ast.stmt | None,
+) -> list[tuple[Status, str, str]]:
+    """A cause's trigger line must be in a module-level block that caught this entry's message
+    (an exception caught by a ``try``; for a warning entry, a warning in any block)."""
+    warns = entry.exception.endswith("Warning")
+    where = f"{what} (line {line})"
+    if block is None or not (isinstance(block, ast.Try) or warns):
+        return [(Status.UNTESTED, "", f"{where} is not inside a module-level try block")]
+    if isinstance(block, ast.Try):
+        first, last = block.body[0].lineno, block.body[-1].end_lineno or block.body[-1].lineno
+    else:
+        first, last = block.lineno, block.end_lineno or block.lineno
+    # An exception is where the module-level code caught it; a warning, at the statement that
+    # was running when torch warned.
+    inside = [
+        event
+        for event in observation.events
+        if (event.kind == "exception" or (warns and event.kind == "warning"))
+        and event.statement is not None
+        and first <= event.statement <= last
+    ]
+    verdicts: list[tuple[Status, str, str]] = []
+    for event in inside:
+        matches = find_matches(event.text(), catalog)
+        if matches and matches[0].entry.id == entry.id:
+            return []
+        if matches:
+            detail = (
+                f"{where} raised {event.exception} {matches[0].entry.id!r}'s message, "
+                f"not {entry.id!r}'s:\n  {event.text()}"
+            )
+            verdicts.append((Status.WRONG_ENTRY, event.message, detail))
+        else:
+            detail = f"{where} raised a message no wording matches:\n  {event.text()}"
+            verdicts.append((Status.DRIFT, event.message, detail))
+    return verdicts or [(Status.NO_ERROR, "", f"{where} raised nothing")]
+
+
+def _enclosing_block(blocks: list[ast.stmt], line: int) -> ast.stmt | None:
+    """The module-level statement that holds ``line``."""
+    for node in blocks:
+        if node.lineno <= line <= (node.end_lineno or node.lineno):
+            return node
+    return None
+
+
+def _statement(blocks: list[ast.stmt], line: int) -> int | None:
+    """The first line of the innermost module-level statement that holds ``line`` (the line the
+    trace sees run), or None when the line is in a function or class, or in no statement."""
+    found: int | None = None
+    nodes: list[ast.stmt] = blocks
+    while True:
+        holder = next(
+            (n for n in nodes if n.lineno <= line <= (n.end_lineno or n.lineno)),
+            None,
+        )
+        if holder is None:
+            return found
+        if isinstance(holder, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return None
+        found = holder.lineno
+        children: list[ast.stmt] = []
+        for field in ("body", "orelse", "finalbody"):
+            children += getattr(holder, field, [])
+        for handler in getattr(holder, "handlers", []):
+            children += handler.body
+        for case in getattr(holder, "cases", []):
+            children += case.body
+        if not children:
+            return found
+        nodes = children
 
 
 def _missing_torch_api(crash: Event) -> bool:

@@ -8,6 +8,8 @@ import textwrap
 
 from docutils import nodes
 
+from autograd_errors.gallery import line_tags
+
 
 def rst_code(text: str) -> str:
     """The catalog's prose as reStructuredText: its Markdown `code` becomes ``code``, and what
@@ -35,13 +37,7 @@ def indent(text: str, spaces: int) -> list[str]:
 
 def tagged_lines(path: str, tag: str) -> str:
     """The script's lines that end with ``# <tag>``, tag removed, dedented."""
-    picked = []
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            code, _, comment = line.rstrip("\n").partition("  # ")
-            if comment.strip() == tag:
-                picked.append(code)
-    return textwrap.dedent("\n".join(picked))
+    return textwrap.dedent("\n".join(code for _, found, code in line_tags(path) if found == tag))
 
 
 def text_node(text: str, *classes: str) -> nodes.Node:
