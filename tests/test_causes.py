@@ -281,3 +281,54 @@ def test_tags_are_read_from_the_end_of_lines(tmp_path):
     script = tmp_path / "script.py"
     script.write_text("a = 1  # cause: x\nb = 2  # fixed\nc = 3 # cause: y\n")
     assert gallery.line_tags(str(script)) == [(1, "cause: x", "a = 1"), (2, "fixed", "b = 2")]
+
+
+def test_the_entry_page_shows_each_cause_with_its_fix_and_code(tmp_path):
+    """The causes' part of the page, built by Sphinx with warnings as errors and nitpicky."""
+    import subprocess
+    import sys
+
+    from helpers import page_text
+
+    from autograd_errors.sphinxext.directives import cause_lines
+
+    sources = 'sources = ["https://github.com/pytorch/pytorch/issues/1"]\n'
+    entries = with_causes(tmp_path, "leaf-inplace", LEAF_CAUSES + sources)
+    script = tmp_path / "leaf-inplace.py"
+    script.write_text(LEAF_SCRIPT)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "conf.py").write_text("nitpicky = True\n")
+    lines = cause_lines(entries["leaf-inplace"], str(script))
+    (site / "index.rst").write_text("Causes\n======\n\n" + "\n".join(lines) + "\n")
+    build = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "-n",
+            "-q",
+            "-b",
+            "html",
+            str(site),
+            str(site / "_build"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert build.returncode == 0, build.stderr
+    text = " ".join(page_text(site / "_build" / "index.html").replace("\u00b6", "").split())
+    assert (
+        "Common causes The most common first. "
+        "x += 1 on a tensor created with requires_grad=True. "
+        "Raises it x += 1 "
+        "Fix. Update it under torch.no_grad(). "
+        "Fixed x += 1 "
+        "conv.weight.copy_(w) to load weights. "
+        "Raises it conv.weight.copy_(torch.ones(1, 1, 1, 1)) "
+        "Fix. Copy under torch.no_grad(). "
+        "Fixed conv.weight.copy_(torch.ones(1, 1, 1, 1)) "
+        "Sources: 1."
+    ) in text

@@ -24,7 +24,7 @@ from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
 from autograd_errors import catalog as catalog_module
-from autograd_errors import observations, verify
+from autograd_errors import gallery, observations, verify
 from autograd_errors.catalog import Entry
 from autograd_errors.gallery import section_order, section_title
 from autograd_errors.sphinxext.nodes import (
@@ -128,6 +128,7 @@ class EntryDirective(_EntryDirective):
             f"**{fix}.** {rst_code(entry.fix)}",
             "",
         ]
+        lines += cause_lines(entry, script)
         if not entry.is_pitfall:
             message = result.message or entry.current.template.render({})
             lines += [
@@ -226,6 +227,38 @@ class EntryFooterDirective(_EntryDirective):
             page = other.path.removesuffix(".html")
             lines.append(f"- :doc:`{other.id} </{page}>`: {rst_code(other.title)}")
         return [*lines, ""]
+
+
+def cause_lines(entry: Entry, script: str) -> list[str]:
+    """The entry's common causes, most common first, each with its fix and the script's lines
+    that trigger and fix it (tagged ``# cause: <id>`` and ``# fix: <id>``)."""
+    if not entry.causes:
+        return []
+    lines = [".. rubric:: Common causes", "", "The most common first.", ""]
+    trigger_caption = "Shows it" if entry.is_pitfall else "Raises it"
+    for cause in entry.causes:
+        lines += [f"#. {rst_code(cause.text)}", ""]
+        trigger = tagged_lines(script, f"{gallery.CAUSE_TAG}: {cause.id}")
+        if trigger:
+            lines += _code_block(trigger, trigger_caption)
+        lines += [f"   **Fix.** {rst_code(cause.fix)}", ""]
+        fixed = tagged_lines(script, f"{gallery.FIX_TAG}: {cause.id}")
+        if fixed:
+            lines += _code_block(fixed, "Fixed")
+        if cause.sources:
+            links = ", ".join(f"`{n} <{url}>`__" for n, url in enumerate(cause.sources, 1))
+            lines += [f"   Sources: {links}.", ""]
+    return lines
+
+
+def _code_block(code: str, caption: str) -> list[str]:
+    return [
+        "   .. code-block:: python",
+        f"      :caption: {caption}",
+        "",
+        *indent(code, 6),
+        "",
+    ]
 
 
 def _recordings(env: Any) -> list[observations.Recording]:
