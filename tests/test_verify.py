@@ -329,3 +329,13 @@ def test_a_warning_entry_whose_warning_vanished_is_no_error(tmp_path):
     )
     assert result.status is Status.NO_ERROR
     assert result.detail == "no UserWarning of this entry was raised or warned"
+
+
+def test_record_from_an_installed_package_needs_an_output(installed_package, cli_env, tmp_path):
+    """Outside a checkout there is no data/observed to update: pip would never track the file."""
+    result = run_installed(installed_package, cli_env, "record")
+    assert result.returncode == 2
+    assert result.stderr.decode() == (
+        "autograd-errors record: this is an installed package, not a checkout: give --output DIR\n"
+    )
+    assert not (installed_package / "autograd_errors" / "data").exists()

@@ -408,11 +408,12 @@ def import_torch() -> str:
             raise TorchUnavailable("torch is not installed; `pip install torch`") from None
         if importlib.util.find_spec("torch") is None:
             raise TorchUnavailable("torch is not installed; `pip install torch`") from None
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise TorchUnavailable(
-            f"torch is installed but fails to import: {type(error).__name__}"
-            + (f": {reason}" if reason else "")
-        ) from None
+        if isinstance(error, SystemExit):
+            reason = f"SystemExit({error.code!r})"
+        else:
+            lines = str(error).strip().splitlines()
+            reason = type(error).__name__ + (f": {lines[0]}" if lines else "")
+        raise TorchUnavailable(f"torch is installed but fails to import: {reason}") from None
     return str(torch.__version__)
 
 
