@@ -35,7 +35,7 @@ def test_every_recorded_entry_passes(recording):
     failing = {
         entry_id: observed["status"]
         for entry_id, observed in recording.entries.items()
-        if not Status(observed["status"]).passing
+        if Status(observed["status"]).failing
     }
     assert failing == {}
 

@@ -34,6 +34,11 @@ def test_each_page_shows_what_the_build_verified(site, project, entry_id):
     if entry.is_pitfall:
         assert verdict.status is Status.OK
         assert "A silent pitfall" in text
+    elif entry.needs == "cuda" and verdict.status is Status.NEEDS_CUDA:
+        assert "Not run in this build: the repro needs CUDA" in text
+        current = entry.current
+        shown = current.example or f"{current.exception}: {current.message}"
+        assert " ".join(shown.split()) in text
     elif entry.retired:
         assert verdict.status is Status.RETIRED
         assert f"Last raised by torch {entry.retired.last_release}" in text

@@ -339,3 +339,21 @@ def test_record_from_an_installed_package_needs_an_output(installed_package, cli
         "autograd-errors record: this is an installed package, not a checkout: give --output DIR\n"
     )
     assert not (installed_package / "autograd_errors" / "data").exists()
+
+
+def test_check_on_a_cpu_torch_reports_needs_cuda_and_exits_0(installed_package, cli_env, tmp_path):
+    """The pinned torch is a CPU build: it has no CUDA, so the entry is not run."""
+    import torch
+
+    assert torch.version.cuda is None  # the reference torch of constraints.txt: +cpu
+    copy = tmp_path / "site-packages"
+    shutil.copytree(installed_package, copy)
+    record = copy / "autograd_errors" / "entries" / "data-not-tensor.toml"
+    record.write_text('needs = "cuda"\n' + record.read_text())
+    result = run_installed(copy, cli_env, "check")
+    report = result.stdout.decode().splitlines()
+    assert result.returncode == 0, result.stdout.decode()
+    width = max(len(entry_id) for entry_id in CATALOG.ids)
+    assert f"{Status.NEEDS_CUDA:11} {'data-not-tensor':{width}}  " in report
+    assert f"            {verify.NEEDS_CUDA_DETAIL}" in report
+    assert report[-2:] == ["1 entry could not be verified here: need CUDA", "all others pass"]

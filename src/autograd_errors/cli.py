@@ -290,7 +290,7 @@ def _check(options: Options) -> int:
         print(json.dumps({"torch": version, "results": [r.as_dict() for r in results]}, indent=2))
     else:
         print(verify.report_text(results, version))
-    return EXIT_OK if all(result.status.passing for result in results) else EXIT_NO_MATCH
+    return EXIT_NO_MATCH if any(result.status.failing for result in results) else EXIT_OK
 
 
 def _record(options: Options) -> int:
@@ -328,7 +328,7 @@ def _record(options: Options) -> int:
         counts[result.status.value] = counts.get(result.status.value, 0) + 1
     summary = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
     print(f"torch {version}: {summary}; written to {path}")
-    return EXIT_OK if all(result.status.passing for result, _ in judged) else EXIT_NO_MATCH
+    return EXIT_NO_MATCH if any(result.status.failing for result, _ in judged) else EXIT_OK
 
 
 _COMMAND_RUNNERS: dict[str, Callable[[Options], int]] = {

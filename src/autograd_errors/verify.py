@@ -10,6 +10,9 @@ the entry one :class:`Status`:
 - ``FIX-FAILS``: the script failed outside its repros (a fix raised, or a gradient check failed).
 - ``RETIRED``: a retired entry's script ran, showing what current torch does instead.
 - ``NOT-APPLICABLE``: the script uses a torch API this (older) release does not have.
+- ``NEEDS-CUDA``: the entry's repro needs CUDA (``needs = "cuda"`` in its record) and this
+  machine has none, so it was not verified. Neither passing nor failing: ``check`` exits 0 if
+  nothing failed, and says on a line of its own how many entries it could not verify.
 - ``UNTESTED``: a common cause of the entry, or its fix, is not executed by the script (no line
   tagged ``# cause: <id>`` or ``# fix: <id>`` ran where it must), or a tag names no cause.
 
@@ -52,6 +55,7 @@ class Status(str, Enum):
     RETIRED = "RETIRED"
     NOT_APPLICABLE = "NOT-APPLICABLE"
     UNTESTED = "UNTESTED"
+    NEEDS_CUDA = "NEEDS-CUDA"
 
     def __str__(self) -> str:
         return self.value
@@ -61,8 +65,13 @@ class Status(str, Enum):
 
     @property
     def passing(self) -> bool:
-        """Whether the status is not a failure."""
+        """Whether the entry was verified and passes."""
         return self in PASSING
+
+    @property
+    def failing(self) -> bool:
+        """Whether the status is a failure: neither passing nor unverifiable here."""
+        return not self.passing and self not in UNVERIFIED
 
 
 #: Worst first: an entry's status is the worst of what its script showed.
@@ -72,12 +81,17 @@ SEVERITY = (
     Status.DRIFT,
     Status.NO_ERROR,
     Status.UNTESTED,
+    Status.NEEDS_CUDA,
     Status.NOT_APPLICABLE,
     Status.RETIRED,
     Status.OK,
 )
-#: The statuses that are not failures.
+#: The statuses of entries verified here that pass.
 PASSING = frozenset((Status.OK, Status.RETIRED, Status.NOT_APPLICABLE))
+#: Entries this machine cannot verify: neither passing nor failing; reports count them apart.
+UNVERIFIED = frozenset((Status.NEEDS_CUDA,))
+#: Why an entry was not verified, as reports and pages say it.
+NEEDS_CUDA_DETAIL = "the repro needs CUDA, which this machine lacks: it was not run"
 
 
 class Result:
@@ -109,6 +123,8 @@ def judge(
     entry: Entry, observation: Observation, catalog: Catalog, release: str | None = None
 ) -> Result:
     """The status of ``entry`` given what its script did on torch ``release``."""
+    if entry.needs == "cuda" and not cuda_available():
+        return Result(entry.id, Status.NEEDS_CUDA, "", NEEDS_CUDA_DETAIL)
     verdicts: list[tuple[Status, str, str]] = []  # (status, message, detail)
     own: list[Event] = []
     crash = observation.crash_event
@@ -378,10 +394,18 @@ def run_all(catalog: Catalog, found: list[gallery.Script]) -> list[tuple[Result,
     judged = []
     for script in found:
         if script.entry_id in catalog:
-            observation = run_script(script.path)
+            entry = catalog[script.entry_id]
+            runs_here = entry.needs != "cuda" or cuda_available()
+            observation = run_script(script.path) if runs_here else Observation(script.path)
             result = judge(catalog[script.entry_id], observation, catalog, release)
             judged.append((result, observation))
     return judged
+
+
+def cuda_available() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())
 
 
 def torch_version() -> str:
@@ -424,8 +448,15 @@ def report_text(results: list[Result], release: str) -> str:
         lines.append(f"{result.status:11} {result.entry_id:{width}}  {result.message[:100]}")
         if result.status is not Status.OK:
             lines += ["            " + line for line in result.detail.splitlines()]
-    failed = sum(not result.status.passing for result in results)
-    lines.append(
-        "all pass" if not failed else f"{failed} entr{'y' if failed == 1 else 'ies'} failed"
-    )
+    failed = sum(result.status.failing for result in results)
+    unverified = sum(result.status in UNVERIFIED for result in results)
+    if unverified:
+        lines.append(
+            f"{unverified} entr{'y' if unverified == 1 else 'ies'} could not be verified here: "
+            "need CUDA"
+        )
+    if failed:
+        lines.append(f"{failed} entr{'y' if failed == 1 else 'ies'} failed")
+    else:
+        lines.append("all others pass" if unverified else "all pass")
     return "\n".join(lines)

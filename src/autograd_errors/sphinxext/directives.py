@@ -97,6 +97,23 @@ class EntryDirective(_EntryDirective):
                 f"{rst_code(entry.retired.replaced_by)}",
                 "",
             ]
+        elif result.status is Status.NEEDS_CUDA:
+            current = entry.current
+            lines += [
+                ".. admonition:: Not run in this build: the repro needs CUDA",
+                "   :class: autograd-unverified",
+                "",
+                "   The machine that built this page has no CUDA, so the repro below did not run",
+                "   and the message was not checked against its torch. The message is pinned from",
+                f"   `PyTorch's source <{current.source}>`__; the repro runs where CUDA exists.",
+                "",
+                ".. code-block:: text",
+                "   :caption: What torch prints (pinned from its source, not run here)",
+                "   :class: autograd-message",
+                "",
+                *indent(current.example or f"{current.exception}: {current.message}", 3),
+                "",
+            ]
         else:
             built_with = verify.torch_version()
             lines += [
@@ -204,6 +221,7 @@ class EntryFooterDirective(_EntryDirective):
                 text = {
                     None: NOT_RECORDED,
                     Status.NOT_APPLICABLE: "not applicable: the repro needs a newer torch",
+                    Status.NEEDS_CUDA: "not run: the repro needs CUDA",
                 }.get(status, "raises nothing")
                 rows.append([text_node(span), text_node(text, "autograd-quiet"), text_node("")])
                 continue
@@ -307,7 +325,11 @@ def _matrix_cell(recording: observations.Recording, entry: Entry) -> nodes.Node:
     events.sort(key=lambda event: event["exception"] != entry.exception)
     if events:
         return text_node(events[0]["variant"], "autograd-variant")
-    labels = {Status.NOT_APPLICABLE: "n/a", Status.RETIRED: "retired"}
+    labels = {
+        Status.NOT_APPLICABLE: "n/a",
+        Status.RETIRED: "retired",
+        Status.NEEDS_CUDA: "needs CUDA",
+    }
     status = Status(observed["status"])
     return text_node(labels.get(status, status.value), "autograd-quiet")
 

@@ -122,7 +122,8 @@ def invalidate_stale_runs(app: Sphinx) -> None:
 
 
 def fail_on_bad_verdicts(app: Sphinx) -> None:
-    """After sphinx-gallery ran: stop the build unless every entry passes."""
+    """After sphinx-gallery ran: stop the build if an entry failed (an entry this machine
+    cannot verify, NEEDS-CUDA, does not stop it: its page says so)."""
     catalog = site_catalog()
     problems = [
         problem
@@ -137,7 +138,7 @@ def fail_on_bad_verdicts(app: Sphinx) -> None:
             problems.append(f"{entry.id}: its gallery script was not run, so it is not verified")
         else:
             results.append(result)
-    bad = [result for result in results if not result.status.passing]
+    bad = [result for result in results if result.status.failing]
     if problems or bad:
         report = verify.report_text(results, verify.torch_version())
         raise ExtensionError(
