@@ -64,7 +64,8 @@ class _EntryDirective(SphinxDirective):
         container = nodes.section()  # a section may hold sections
         source = StringList(lines, source=f"autograd-entry {self.arguments[0]}")
         nested_parse_with_titles(self.state, source, container)
-        return container.children
+        children: list[nodes.Node] = container.children
+        return children
 
 
 class EntryDirective(_EntryDirective):
@@ -364,4 +365,5 @@ class IndexDirective(SphinxDirective):
                 lines += [f"- {page} ``{shown}``{retired}", ""]
         container = nodes.section()
         nested_parse_with_titles(self.state, StringList(lines, source="autograd-index"), container)
-        return container.children
+        children: list[nodes.Node] = container.children
+        return children

@@ -89,7 +89,8 @@ def gallery_source(gallery_conf: dict[str, Any]) -> str:
     examples_dir = gallery_conf["examples_dirs"]
     if isinstance(examples_dir, list):
         (examples_dir,) = examples_dir
-    return os.path.normpath(os.path.join(gallery_conf["src_dir"], examples_dir))
+    source: str = os.path.normpath(os.path.join(gallery_conf["src_dir"], examples_dir))
+    return source
 
 
 def fingerprint() -> str:
