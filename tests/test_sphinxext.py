@@ -31,3 +31,21 @@ def test_a_verdict_is_read_back_as_written(tmp_path):
     assert read is not None
     assert read.as_dict() == written.as_dict()
     assert read.status is Status.DRIFT
+
+
+def test_releases_recorded_before_an_entry_existed_show_not_recorded():
+    from helpers import REPO
+
+    from autograd_errors import observations
+    from autograd_errors.sphinxext.directives import NOT_RECORDED, matrix_cell, release_groups
+
+    recordings = observations.load_recordings(str(REPO / "data" / "observed"))
+    entry = CATALOG["data-not-tensor"]
+    for recording in recordings[:2]:  # as if the entry were added after those two releases
+        del recording.entries[entry.id]
+    assert matrix_cell(recordings[0], entry).astext() == NOT_RECORDED == "not recorded"
+    assert matrix_cell(recordings[-1], entry).astext() == "current"
+    groups = release_groups(entry, recordings)
+    assert groups[0] == ([r.release for r in recordings[:2]], None, None)
+    assert groups[1][0][0] == recordings[2].release
+    assert groups[1][1] == "TypeError: Variable data has to be a tensor, but got int"

@@ -202,18 +202,7 @@ class EntryFooterDirective(_EntryDirective):
         return observed + self.parse(lines + self._related(entry))
 
     def _observed_table(self, entry: Entry) -> list[nodes.Node]:
-        # Consecutive releases that printed the same thing share a row.
-        # releases, message, status (None: the release's recording predates the entry)
-        groups: list[tuple[list[str], str | None, Status | None]] = []
-        for recording in _recordings(self.env):
-            observed = recording.entries.get(entry.id)
-            message = recording.message(entry)
-            shown = f"{entry.exception}: {message}" if message is not None else None
-            status = Status(observed["status"]) if observed is not None else None
-            if groups and groups[-1][1] == shown and groups[-1][2] == status:
-                groups[-1][0].append(recording.release)
-            else:
-                groups.append(([recording.release], shown, status))
+        groups = release_groups(entry, _recordings(self.env))
         rows: list[list[nodes.Node]] = []
         previous: str | None = None
         for releases, shown, status in groups:
@@ -246,6 +235,25 @@ class EntryFooterDirective(_EntryDirective):
             page = other.path.removesuffix(".html")
             lines.append(f"- :doc:`{other.id} </{page}>`: {rst_code(other.title)}")
         return [*lines, ""]
+
+
+def release_groups(
+    entry: Entry, recordings: list[observations.Recording]
+) -> list[tuple[list[str], str | None, Status | None]]:
+    """The rows of an entry's per-release table: consecutive releases that printed the same
+    thing share one. Each is (releases, message or None, status, or None for a release whose
+    recording predates the entry)."""
+    groups: list[tuple[list[str], str | None, Status | None]] = []
+    for recording in recordings:
+        observed = recording.entries.get(entry.id)
+        message = recording.message(entry)
+        shown = f"{entry.exception}: {message}" if message is not None else None
+        status = Status(observed["status"]) if observed is not None else None
+        if groups and groups[-1][1] == shown and groups[-1][2] == status:
+            groups[-1][0].append(recording.release)
+        else:
+            groups.append(([recording.release], shown, status))
+    return groups
 
 
 def cause_lines(entry: Entry, script: str) -> list[str]:
@@ -312,13 +320,13 @@ class MatrixDirective(SphinxDirective):
                 link += nodes.literal(text=entry.id)
                 cells: list[nodes.Node] = [link]
                 for recording in recordings:
-                    cells.append(_matrix_cell(recording, entry))
+                    cells.append(matrix_cell(recording, entry))
                 rows.append(cells)
         widths = [20] + [max(6, 80 // max(len(releases), 1))] * len(releases)
         return [table(["Entry", *releases], rows, widths)]
 
 
-def _matrix_cell(recording: observations.Recording, entry: Entry) -> nodes.Node:
+def matrix_cell(recording: observations.Recording, entry: Entry) -> nodes.Node:
     observed = recording.entries.get(entry.id)
     if observed is None:
         return text_node(NOT_RECORDED, "autograd-quiet")
