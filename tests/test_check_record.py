@@ -129,14 +129,17 @@ def test_a_scripts_sys_exit_is_its_crash(tmp_path):
     assert observation.crash_event.text() == "SystemExit: 3"
 
 
-def test_ctrl_c_stops_record_at_once_and_writes_nothing(cli_env, tmp_path):
-    """SIGINT while the scripts run: exit 130 within seconds, the old recording untouched."""
+@pytest.mark.parametrize("command", ["check", "record"])
+def test_ctrl_c_stops_at_once_and_writes_nothing(cli_env, tmp_path, command):
+    """SIGINT while the scripts run: exit 130 within seconds, no report, the old recording
+    untouched."""
     out = tmp_path / "out"
     out.mkdir()
     target = out / f"torch-{REFERENCE}.json"
     target.write_text('{"the": "previous recording"}\n')
+    args = ["record", "--output", str(out)] if command == "record" else ["check"]
     process = subprocess.Popen(
-        [sys.executable, "-m", "autograd_errors", "record", "--output", str(out)],
+        [sys.executable, "-m", "autograd_errors", *args],
         env=cli_env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
