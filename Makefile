@@ -10,7 +10,7 @@ INSTALLED := $(VENV)/.installed
 SPHINX := $(BIN)/sphinx-build -W --keep-going -n -c . docs _build/html
 PORT ?= 8000
 
-.PHONY: setup docs serve test lint bench matrix browser clean mutate
+.PHONY: setup docs serve test lint bench matrix record browser clean mutate
 
 setup: $(INSTALLED)
 
@@ -63,6 +63,11 @@ mutate: $(INSTALLED)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[mutate]"
 	$(BIN)/mutmut run --max-children 2 || true
 	$(BIN)/mutmut results
+
+# The reference release's recording (the torch constraints.txt pins, installed in .venv):
+# after adding or changing an entry, regenerate data/observed/torch-<release>.json with it.
+record: $(INSTALLED)
+	$(BIN)/python -m autograd_errors record
 
 # Not part of `make test`: several GB of torch builds. MATRIX_RELEASES="2.5.1 2.9.1" adds others.
 MATRIX_RELEASES ?= 1.13.1 2.1.2 2.13.0 2.14.1

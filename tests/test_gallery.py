@@ -22,7 +22,10 @@ def test_a_script_without_an_entry_is_reported(packaged_catalog, tmp_path):
     (copy / "graph" / "orphan-entry.py").write_text('"""\norphan-entry\n============\n"""\n')
     problems = gallery.correspondence_problems(packaged_catalog, gallery.scripts(str(copy)))
     assert problems == [
-        f"orphan-entry: gallery script {copy}/graph/orphan-entry.py has no catalog entry"
+        (
+            "orphan-entry",
+            f"orphan-entry: gallery script {copy}/graph/orphan-entry.py has no catalog entry",
+        )
     ]
 
 
@@ -31,7 +34,7 @@ def test_an_entry_without_a_script_is_reported(packaged_catalog, tmp_path):
     shutil.copytree(GALLERY, copy)
     (copy / "graph" / "no-grad-fn.py").unlink()
     problems = gallery.correspondence_problems(packaged_catalog, gallery.scripts(str(copy)))
-    assert problems == ["no-grad-fn: no gallery script gallery/graph/no-grad-fn.py"]
+    assert problems == [("no-grad-fn", "no-grad-fn: no gallery script gallery/graph/no-grad-fn.py")]
 
 
 def test_a_script_in_the_wrong_section_is_reported(packaged_catalog, tmp_path):
@@ -40,12 +43,15 @@ def test_a_script_in_the_wrong_section_is_reported(packaged_catalog, tmp_path):
     (copy / "graph" / "no-grad-fn.py").rename(copy / "leaves" / "no-grad-fn.py")
     problems = gallery.correspondence_problems(packaged_catalog, gallery.scripts(str(copy)))
     assert problems == [
-        "no-grad-fn: the catalog puts it in section 'graph', the gallery in 'leaves'"
+        (
+            "no-grad-fn",
+            "no-grad-fn: the catalog puts it in section 'graph', the gallery in 'leaves'",
+        )
     ]
 
 
 def test_sections_are_listed_in_order_and_titled(packaged_catalog):
-    from autograd_errors.sphinxext import section_order, section_title
+    from autograd_errors.gallery import section_order, section_title
 
     order = section_order(str(GALLERY))
     assert {entry.section for entry in packaged_catalog} <= set(order)

@@ -3,13 +3,14 @@ downloads present, and a build that fails when torch's wording and the catalog d
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from helpers import page_text, sphinx_build
 
 from autograd_errors.catalog import load
+from autograd_errors.sphinxext.verification import read_verdict
+from autograd_errors.verify import Status
 
 CATALOG = load(use_cache=False)
 
@@ -27,19 +28,24 @@ def test_each_entry_page_is_where_its_path_says(site, entry_id):
 @pytest.mark.parametrize("entry_id", CATALOG.ids)
 def test_each_page_shows_what_the_build_verified(site, project, entry_id):
     entry = CATALOG[entry_id]
-    stored = project / "docs" / entry.path.replace(".html", ".check.json")
-    verdict = json.loads(stored.read_text())
+    verdict = read_verdict(project / "docs", entry)
+    assert verdict is not None
     text = page_text(site / entry.path)
     if entry.is_pitfall:
-        assert verdict["status"] == "OK"
+        assert verdict.status is Status.OK
         assert "A silent pitfall" in text
+    elif entry.needs == "cuda" and verdict.status is Status.NEEDS_CUDA:
+        assert "Not run in this build: the repro needs CUDA" in text
+        current = entry.current
+        shown = current.example or f"{current.exception}: {current.message}"
+        assert " ".join(shown.split()) in text
     elif entry.retired:
-        assert verdict["status"] == "RETIRED"
+        assert verdict.status is Status.RETIRED
         assert f"Last raised by torch {entry.retired.last_release}" in text
         assert " ".join(entry.current.example.split()) in text
     else:
-        assert verdict["status"] == "OK"
-        assert f"{entry.exception}: {verdict['message']}" in text
+        assert verdict.status is Status.OK
+        assert f"{entry.exception}: {verdict.message}" in text
 
 
 @pytest.mark.parametrize("entry_id", CATALOG.ids)

@@ -13,6 +13,8 @@ import pytest
 
 from autograd_errors import verify
 from autograd_errors.catalog import load
+from autograd_errors.observe import run_script
+from autograd_errors.verify import Status
 
 REPO = Path(__file__).parent.parent
 CATALOG = load(use_cache=False)
@@ -26,14 +28,14 @@ def check_report(cli) -> dict:
     return report
 
 
-def expected_status(entry_id: str) -> str:
-    return "RETIRED" if CATALOG[entry_id].retired else "OK"
+def expected_status(entry_id: str) -> Status:
+    return Status.RETIRED if CATALOG[entry_id].retired else Status.OK
 
 
 @pytest.mark.parametrize("entry_id", CATALOG.ids)
 def test_entry_verified_on_installed_torch(check_report, entry_id):
     (result,) = [r for r in check_report["results"] if r["id"] == entry_id]
-    assert result["status"] == expected_status(entry_id), f"{result['status']}: {result['detail']}"
+    assert Status(result["status"]) is expected_status(entry_id), result["detail"]
 
 
 def test_check_reports_torch_and_exits_0_when_all_ok(check_report):
@@ -53,7 +55,7 @@ def test_check_shows_the_message_torch_printed(check_report):
 def run_as(entry_id: str, tmp_path: Path, body: str) -> verify.Result:
     script = tmp_path / f"{entry_id}.py"
     script.write_text(textwrap.dedent(body))
-    return verify.judge(CATALOG[entry_id], verify.run_script(str(script)), CATALOG)
+    return verify.judge(CATALOG[entry_id], run_script(str(script)), CATALOG)
 
 
 # leaf-inplace's repro, as a gallery script writes it (lines 2-7 of the scripts below).
@@ -80,7 +82,7 @@ def test_a_reworded_message_is_drift_with_a_diff(tmp_path):
             print(error)
         """,
     )
-    assert result.status == "DRIFT"
+    assert result.status is Status.DRIFT
     assert result.message == (
         "a leaf Variable that requires grad is being used in an inplace operation."
     )
@@ -103,7 +105,7 @@ def test_another_entrys_error_is_wrong_entry(tmp_path):
             print(error)
         """,
     )
-    assert result.status == "WRONG-ENTRY"
+    assert result.status is Status.WRONG_ENTRY
     assert "'backward-twice'" in result.detail
 
 
@@ -122,7 +124,7 @@ def test_a_repro_that_no_longer_raises_is_no_error(tmp_path):
             """
         ),
     )
-    assert result.status == "NO-ERROR"
+    assert result.status is Status.NO_ERROR
     assert "the repro in the try block at line 8 raised nothing" in result.detail
 
 
@@ -133,7 +135,7 @@ def test_a_failing_gradient_check_is_fix_fails(tmp_path):
         LEAF_REPRO
         + "(x * x).sum().backward()\ntorch.testing.assert_close(x.grad, 3 * x.detach())\n",
     )
-    assert result.status == "FIX-FAILS"
+    assert result.status is Status.FIX_FAILS
     assert "AssertionError: Tensor-likes are not close!" in result.detail
     assert (
         result.message
@@ -159,7 +161,7 @@ def test_another_entrys_warning_in_a_fix_is_allowed(tmp_path):
                 print(error)
         """,
     )
-    assert result.status == "OK", result.detail
+    assert result.status is Status.OK, result.detail
 
 
 def test_a_warning_entry_is_judged_on_its_warning(tmp_path):
@@ -171,7 +173,7 @@ def test_a_warning_entry_is_judged_on_its_warning(tmp_path):
         warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is accessed.")
         """,
     )
-    assert result.status == "DRIFT"
+    assert result.status is Status.DRIFT
 
 
 def test_word_diff():
@@ -240,7 +242,7 @@ def test_check_runs_from_an_installed_package(installed_package, cli_env):
     assert where.startswith(str(installed_package))
     result = run_installed(installed_package, cli_env, "check", "--json")
     assert result.returncode == 0, result.stdout.decode()
-    statuses = {r["id"]: r["status"] for r in json.loads(result.stdout)["results"]}
+    statuses = {r["id"]: Status(r["status"]) for r in json.loads(result.stdout)["results"]}
     assert statuses == {entry_id: expected_status(entry_id) for entry_id in CATALOG.ids}
 
 
@@ -253,7 +255,7 @@ def test_check_fails_when_torch_words_a_message_differently(installed_package, c
     result = run_installed(copy, cli_env, "check")
     assert result.returncode == 1
     report = result.stdout.decode()
-    assert "DRIFT       data-not-tensor" in report
+    assert f"{Status.DRIFT:11} data-not-tensor" in report
     assert "diff: Variable data [-must-] {+has to+} be a tensor, but got" in report
 
 
@@ -265,7 +267,7 @@ def test_a_torch_api_missing_from_an_old_release_is_not_applicable(tmp_path):
         raise AttributeError("module 'torch' has no attribute 'func'")
         """,
     )
-    assert result.status == "NOT-APPLICABLE"
+    assert result.status is Status.NOT_APPLICABLE
     assert "module 'torch' has no attribute 'func'" in result.detail
 
 
@@ -273,12 +275,85 @@ def test_a_retired_message_still_raised_by_an_old_release_is_ok(tmp_path):
     script = tmp_path / "no-grad-accumulator.py"
     script.write_text('raise RuntimeError("No grad accumulator for a saved leaf")\n')
     entry = CATALOG["no-grad-accumulator"]
-    observation = verify.run_script(str(script))
-    assert verify.judge(entry, observation, CATALOG, "1.13.1").status == "OK"
-    assert verify.judge(entry, observation, CATALOG, "2.13.0").status == "DRIFT"
+    observation = run_script(str(script))
+    assert verify.judge(entry, observation, CATALOG, "1.13.1").status is Status.OK
+    assert verify.judge(entry, observation, CATALOG, "2.13.0").status is Status.DRIFT
 
 
 def test_a_retired_entry_whose_script_runs_is_retired(tmp_path):
     result = run_as("no-grad-accumulator", tmp_path, "print('runs now')\n")
-    assert result.status == "RETIRED"
+    assert result.status is Status.RETIRED
     assert "last raised by torch 2.0.1" in result.detail
+
+
+def test_a_message_is_its_first_matching_entrys(tmp_path):
+    """A message that holds two entries' messages matches both; the first match (the last
+    message, as in a traceback) decides. Here that is leaf-inplace's, so the event is not
+    view-leaf-inplace's, though it contains its message."""
+    message = (
+        "a view of a leaf Variable that requires grad is being used in an in-place operation. "
+        "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation."
+    )
+    matched = [m.entry.id for m in verify.find_matches(f"RuntimeError: {message}", CATALOG)]
+    assert matched == ["leaf-inplace", "view-leaf-inplace"]
+    result = run_as(
+        "view-leaf-inplace",
+        tmp_path,
+        f"""
+        try:
+            raise RuntimeError({message!r})
+        except RuntimeError as error:
+            print(error)
+        """,
+    )
+    assert result.status is Status.WRONG_ENTRY
+    assert "'leaf-inplace''s message, not 'view-leaf-inplace''s" in result.detail
+
+
+def test_a_warning_entry_whose_warning_vanished_is_no_error(tmp_path):
+    """nonleaf-grad's repro with the intermediate's gradient retained: nothing warns."""
+    result = run_as(
+        "nonleaf-grad",
+        tmp_path,
+        """
+        import warnings
+        import torch
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        y.retain_grad()
+        y.sum().backward()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            print("y.grad =", y.grad)
+        """,
+    )
+    assert result.status is Status.NO_ERROR
+    assert result.detail == "no UserWarning of this entry was raised or warned"
+
+
+def test_record_from_an_installed_package_needs_an_output(installed_package, cli_env, tmp_path):
+    """Outside a checkout there is no data/observed to update: pip would never track the file."""
+    result = run_installed(installed_package, cli_env, "record")
+    assert result.returncode == 2
+    assert result.stderr.decode() == (
+        "autograd-errors record: this is an installed package, not a checkout: give --output DIR\n"
+    )
+    assert not (installed_package / "autograd_errors" / "data").exists()
+
+
+def test_check_on_a_cpu_torch_reports_needs_cuda_and_exits_0(installed_package, cli_env, tmp_path):
+    """The pinned torch is a CPU build: it has no CUDA, so the entry is not run."""
+    import torch
+
+    assert torch.version.cuda is None  # the reference torch of constraints.txt: +cpu
+    copy = tmp_path / "site-packages"
+    shutil.copytree(installed_package, copy)
+    record = copy / "autograd_errors" / "entries" / "data-not-tensor.toml"
+    record.write_text('needs = "cuda"\n' + record.read_text())
+    result = run_installed(copy, cli_env, "check")
+    report = result.stdout.decode().splitlines()
+    assert result.returncode == 0, result.stdout.decode()
+    width = max(len(entry_id) for entry_id in CATALOG.ids)
+    assert f"{Status.NEEDS_CUDA:11} {'data-not-tensor':{width}}  " in report
+    assert f"            {verify.NEEDS_CUDA_DETAIL}" in report
+    assert report[-2:] == ["1 entry could not be verified here: need CUDA", "all others pass"]

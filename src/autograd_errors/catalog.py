@@ -150,6 +150,7 @@ class Entry:
         "hints",
         "id",
         "kind",
+        "needs",
         "related",
         "retired",
         "section",
@@ -173,6 +174,7 @@ class Entry:
         related: tuple[str, ...],
         wordings: tuple[Wording, ...],
         retired: Retirement | None = None,
+        needs: str | None = None,
     ) -> None:
         self.id = id
         self.kind = kind  # "error" (raises or warns) or "pitfall" (silent)
@@ -187,6 +189,7 @@ class Entry:
         self.related = related
         self.wordings = wordings
         self.retired = retired
+        self.needs = needs  # hardware the repro needs ("cuda"), or None: any machine
 
     def __repr__(self) -> str:
         return f"Entry({self.id!r})"
@@ -384,7 +387,10 @@ _ENTRY_KEYS = {
     "hint": list,
     "common_cause": list,
     "retired": dict,
+    "needs": str,
 }
+#: What an entry's repro may need beyond a CPU (``needs = "cuda"``).
+NEEDS = ("cuda",)
 _REQUIRED = {"title", "exception", "section", "cause", "fix", "wording"}
 #: A pitfall raises nothing: it has no exception and no wordings, only its demonstration.
 _REQUIRED_FOR_PITFALL = {"title", "section", "cause", "fix"}
@@ -533,6 +539,9 @@ def _entry_from(
     ):
         if not all(isinstance(item, str) for item in items):
             raise CatalogError(f"{where}: {name} must be a list of strings")
+    needs = record.get("needs")
+    if needs is not None and needs not in NEEDS:
+        raise CatalogError(f"{where}: needs {needs!r} is not one of {', '.join(NEEDS)}")
     return Entry(
         id=stem,
         kind=kind,
@@ -547,6 +556,7 @@ def _entry_from(
         related=tuple(record.get("related", [])),
         wordings=wordings,
         retired=retired,
+        needs=needs,
     )
 
 

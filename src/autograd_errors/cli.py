@@ -471,15 +471,60 @@ def _repro(entry_id: str) -> str:
 
 
 def _check(options: Options) -> int:
+    """``check``: 0 when every entry passes, else 1."""
     from autograd_errors import verify
 
-    return verify.main(json_output=options.json)
+    try:
+        version = verify.import_torch()
+    except verify.TorchUnavailable as error:
+        print(f"autograd-errors check: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    results = verify.check()
+    if options.json:
+        import json
+
+        print(json.dumps({"torch": version, "results": [r.as_dict() for r in results]}, indent=2))
+    else:
+        print(verify.report_text(results, version))
+    return EXIT_NO_MATCH if any(result.status.failing for result in results) else EXIT_OK
 
 
 def _record(options: Options) -> int:
-    from autograd_errors import verify
+    """``record``: write what the installed torch raises, per entry; 1 when an entry fails."""
+    from autograd_errors import catalog, gallery, observations, verify
 
-    return verify.record_main(options.output)
+    def refuse(reason: str) -> int:
+        print(f"autograd-errors record: {reason}", file=sys.stderr)
+        return EXIT_USAGE
+
+    try:
+        version = verify.import_torch()
+    except verify.TorchUnavailable as error:
+        return refuse(str(error))
+    if observations.is_pre_release(version):
+        return refuse(
+            f"torch {version} is a development build or a pre-release; recordings are of "
+            "releases (install one, e.g. with `pip install torch==X.Y.Z`)"
+        )
+    directory = options.output or observations.default_directory()
+    if directory is None:
+        return refuse("this is an installed package, not a checkout: give --output DIR")
+    path = observations.recording_path(directory, version)
+    problem = observations.output_problem(path)
+    if problem:
+        return refuse(problem)
+    entries = catalog.load()
+    judged = verify.run_all(entries, gallery.scripts())
+    try:
+        observations.write_recording(path, observations.recording_data(entries, judged, version))
+    except OSError as error:
+        return refuse(f"cannot write {path}: {error.strerror or error}")
+    counts: dict[str, int] = {}
+    for result, _ in judged:
+        counts[result.status.value] = counts.get(result.status.value, 0) + 1
+    summary = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
+    print(f"torch {version}: {summary}; written to {path}")
+    return EXIT_NO_MATCH if any(result.status.failing for result, _ in judged) else EXIT_OK
 
 
 _COMMAND_RUNNERS: dict[str, Callable[[Options], int]] = {

@@ -13,6 +13,11 @@ if TYPE_CHECKING:
     from autograd_errors.catalog import Catalog
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+#: A line's tag is the comment at its end, after two spaces, ``#`` and a space: ``# broken``,
+#: ``# fixed``, and for a common cause ``# cause: <id>`` on its trigger, ``# fix: <id>`` on
+#: its fix.
+TAG_MARK = "  # "
+CAUSE_TAG, FIX_TAG = "cause", "fix"
 
 
 class Script:
@@ -27,6 +32,17 @@ class Script:
 
     def __repr__(self) -> str:
         return f"Script({self.section}/{self.entry_id})"
+
+
+def line_tags(path: str) -> list[tuple[int, str, str]]:
+    """The script's tagged lines: line number, tag, and the code before the tag."""
+    tagged = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            code, mark, comment = line.rstrip("\n").partition(TAG_MARK)
+            if mark and comment.strip():
+                tagged.append((number, comment.strip(), code))
+    return tagged
 
 
 def gallery_dir() -> str:
@@ -56,25 +72,45 @@ def scripts(directory: str | None = None) -> list[Script]:
     return found
 
 
-def correspondence_problems(catalog: Catalog, found: list[Script]) -> list[str]:
-    """Where catalog entries and gallery scripts fail to pair up one to one."""
-    problems = []
+def correspondence_problems(catalog: Catalog, found: list[Script]) -> list[tuple[str, str]]:
+    """Where catalog entries and gallery scripts fail to pair up one to one: pairs of the
+    entry id and what is wrong with it."""
+    problems: list[tuple[str, str]] = []
     by_id: dict[str, list[Script]] = {}
     for script in found:
         by_id.setdefault(script.entry_id, []).append(script)
     for entry_id, same in by_id.items():
         if len(same) > 1:
             places = ", ".join(f"{s.section}/{s.entry_id}.py" for s in same)
-            problems.append(f"{entry_id}: more than one gallery script ({places})")
+            problems.append((entry_id, f"{entry_id}: more than one gallery script ({places})"))
         if entry_id not in catalog:
-            problems.append(f"{entry_id}: gallery script {same[0].path} has no catalog entry")
+            problems.append(
+                (entry_id, f"{entry_id}: gallery script {same[0].path} has no catalog entry")
+            )
     for entry in catalog:
         same = by_id.get(entry.id, [])
         if not same:
-            problems.append(f"{entry.id}: no gallery script gallery/{entry.section}/{entry.id}.py")
+            problems.append(
+                (entry.id, f"{entry.id}: no gallery script gallery/{entry.section}/{entry.id}.py")
+            )
         elif same[0].section != entry.section:
             problems.append(
-                f"{entry.id}: the catalog puts it in section {entry.section!r}, "
-                f"the gallery in {same[0].section!r}"
+                (
+                    entry.id,
+                    f"{entry.id}: the catalog puts it in section {entry.section!r}, "
+                    f"the gallery in {same[0].section!r}",
+                )
             )
     return problems
+
+
+def section_order(directory: str) -> list[str]:
+    """Sections in the order the gallery shows them (``_order.txt``, one name a line)."""
+    with open(os.path.join(directory, "_order.txt"), encoding="utf-8") as handle:
+        return [line.strip() for line in handle if line.strip() and not line.startswith("#")]
+
+
+def section_title(directory: str, section: str) -> str:
+    """A section's title: the first line of its ``README.txt``."""
+    with open(os.path.join(directory, section, "README.txt"), encoding="utf-8") as handle:
+        return handle.readline().strip()

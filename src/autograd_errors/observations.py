@@ -13,36 +13,112 @@ venv of its own. The tests read the committed recordings, so they need no old to
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
+import re
 import sys
+import tempfile
 
 from autograd_errors.matching import find_matches
 from autograd_errors.releases import parse_release
+from autograd_errors.verify import Status
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from autograd_errors.catalog import Catalog, Entry, Wording
-    from autograd_errors.verify import Observation, Result
+    from autograd_errors.observe import Observation
+    from autograd_errors.verify import Result
 
 _TRIGGERED = " (Triggered internally at "
 _SOURCE_PREFIXES = ("https://github.com/",)
 _SOURCE_KINDS = ("/blob/", "/tree/", "/commit/", "/pull/", "/issues/")
 
 
-def default_directory() -> str:
-    """``data/observed`` of the checkout this package runs from."""
+def checkout_root() -> str | None:
+    """The checkout this package runs from, or None for an installed package."""
     from autograd_errors.gallery import gallery_dir
 
-    return os.path.join(os.path.dirname(gallery_dir()), "data", "observed")
+    root = os.path.dirname(gallery_dir())
+    return root if os.path.isdir(os.path.join(root, "src", "autograd_errors")) else None
+
+
+def default_directory() -> str | None:
+    """``data/observed`` of the checkout this package runs from (None outside a checkout)."""
+    root = checkout_root()
+    return os.path.join(root, "data", "observed") if root else None
+
+
+def reference_release(constraints: str | None = None) -> str:
+    """The reference torch release: the one ``constraints.txt`` pins, whose recording must
+    hold every entry (older recordings may lack newer entries)."""
+    if constraints is None:
+        root = checkout_root()
+        if root is None:
+            raise FileNotFoundError("no checkout, so no constraints.txt")
+        constraints = os.path.join(root, "constraints.txt")
+    with open(constraints, encoding="utf-8") as handle:
+        for line in handle:
+            found = re.fullmatch(r"torch==([0-9.]+)", line.split("#", 1)[0].strip())
+            if found:
+                return found.group(1)
+    raise ValueError(f"{constraints} pins no torch release")
 
 
 def public_release(version: str) -> str:
     """``2.13.0+cpu`` -> ``2.13.0``."""
     return ".".join(map(str, parse_release(version)))
+
+
+def is_pre_release(version: str) -> bool:
+    """Whether ``version`` is a development build or a pre-release (``2.14.0.dev20251201+cpu``,
+    ``2.6.0a0``): not a release a recording may stand for."""
+    return re.fullmatch(r"\d+\.\d+(\.\d+)?", version.split("+", 1)[0]) is None
+
+
+def write_recording(path: str, data: dict[str, Any]) -> None:
+    """Write a recording whole or not at all: a temporary file beside it, then a rename, so
+    that a full disk or an interrupt leaves the previous recording as it was."""
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(prefix=".torch-", suffix=".json.tmp", dir=directory)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(data, stream, indent=1, ensure_ascii=False, sort_keys=True)
+            stream.write("\n")
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def output_problem(path: str) -> str | None:
+    """Why a recording cannot be written to ``path`` (checked before any script runs), or
+    None; a missing directory is created."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        return f"{directory} is not a directory"
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as error:
+        return f"cannot create {directory}: {error.strerror or error}"
+    if os.path.isdir(path):
+        return f"{path} is a directory"
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".torch-", suffix=".json.tmp", dir=directory)
+    except OSError as error:
+        return f"cannot write to {directory}: {error.strerror or error}"
+    os.close(handle)
+    os.unlink(probe)
+    return None
+
+
+def recording_path(directory: str, torch_version: str) -> str:
+    """Where ``record`` writes torch ``torch_version``'s recording in ``directory``."""
+    return os.path.join(directory, f"torch-{public_release(torch_version)}.json")
 
 
 def clean_message(message: str) -> str:
@@ -81,7 +157,7 @@ class Recording:
 def load_recordings(directory: str | None = None) -> list[Recording]:
     """Every recording in ``directory``, oldest release first."""
     directory = directory or default_directory()
-    if not os.path.isdir(directory):
+    if directory is None or not os.path.isdir(directory):
         return []
     recordings = []
     for name in sorted(os.listdir(directory)):
@@ -120,7 +196,7 @@ def recording_data(
             )
         entries[result.entry_id] = {
             "status": result.status,
-            "detail": result.detail if result.status != "OK" else "",
+            "detail": result.detail if result.status is not Status.OK else "",
             "events": recorded,
         }
     return {
@@ -144,6 +220,26 @@ def consistency_problems(catalog: Catalog, recordings: list[Recording]) -> list[
                 if event["entry"] is None:
                     continue
                 problems += _event_problems(catalog, where, recording.release, event)
+    return problems
+
+
+def completeness_problems(
+    catalog: Catalog, recordings: list[Recording], reference: str
+) -> list[str]:
+    """What the reference release's recording lacks: every entry must be recorded there, and
+    pass. Older recordings may lack newer entries (their pages say "not recorded")."""
+    found = [recording for recording in recordings if recording.release == reference]
+    if not found:
+        return [f"torch {reference}: no recording; run `make record`"]
+    (recording,) = found
+    problems = [
+        f"torch {reference}: {entry.id} is not recorded; run `make record`"
+        for entry in catalog
+        if entry.id not in recording.entries
+    ]
+    for entry_id, observed in recording.entries.items():
+        if Status(observed["status"]).failing:
+            problems.append(f"torch {reference}: {entry_id} is {observed['status']}")
     return problems
 
 

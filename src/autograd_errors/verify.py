@@ -1,12 +1,7 @@
-"""Verify every entry against the installed torch by running its gallery script.
+"""Judge every entry against the installed torch from what its gallery script did.
 
-A gallery script triggers its entry's error inside a module-level ``try`` (warnings: inside
-``warnings.catch_warnings``), prints it, then runs the fixes, which check their gradients.
-Scripts stay plain, standalone Python; what they raise is observed from outside, with a trace
-function on the script's module frame and a hook on the warnings machinery. The same observer
-runs under ``python -m autograd_errors check`` and under sphinx-gallery while the site builds.
-
-Each entry gets one status:
+:mod:`autograd_errors.observe` runs a script and records what it raised; :func:`judge` gives
+the entry one :class:`Status`:
 
 - ``OK``: every repro raised a message that matches this entry;
 - ``DRIFT``: torch raised a message that matches no wording in the catalog;
@@ -15,6 +10,18 @@ Each entry gets one status:
 - ``FIX-FAILS``: the script failed outside its repros (a fix raised, or a gradient check failed).
 - ``RETIRED``: a retired entry's script ran, showing what current torch does instead.
 - ``NOT-APPLICABLE``: the script uses a torch API this (older) release does not have.
+- ``NEEDS-CUDA``: the entry's repro needs CUDA (``needs = "cuda"`` in its record) and this
+  machine has none, so it was not verified. Neither passing nor failing: ``check`` exits 0 if
+  nothing failed, and says on a line of its own how many entries it could not verify.
+- ``UNTESTED``: a common cause of the entry, or its fix, is not executed by the script (no line
+  tagged ``# cause: <id>`` or ``# fix: <id>`` ran where it must), or a tag names no cause.
+
+Each common cause is executed as the gallery's tags say: a line tagged ``# cause: <id>`` sits
+in a module-level ``try`` block (for a warning entry, any module-level block) that caught this
+entry's message, and lines tagged ``# fix: <id>`` run at module level, outside any ``try``,
+and the script does not crash. A cause's trigger that raises a neighbour's message is
+``WRONG-ENTRY``, one that raises nothing ``NO-ERROR``. A pitfall's cause lines demonstrate the
+silent behaviour: they must run.
 
 A pitfall raises nothing: its script asserts the behaviour it describes (a failing assertion is
 ``FIX-FAILS``), and may show other entries' errors on the way.
@@ -24,203 +31,67 @@ from __future__ import annotations
 
 import ast
 import difflib
-import io
-import os
-import sys
-import traceback
-import warnings
-from contextlib import redirect_stderr, redirect_stdout
+from enum import Enum
 
 from autograd_errors import catalog as catalog_module
 from autograd_errors import gallery
 from autograd_errors.matching import find_matches
+from autograd_errors.observe import Event, Observation, module_blocks, run_script
 from autograd_errors.releases import parse_release
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from types import FrameType
-    from typing import Any
-
     from autograd_errors.catalog import Catalog, Entry
 
-OK, DRIFT, WRONG_ENTRY, NO_ERROR, FIX_FAILS = "OK", "DRIFT", "WRONG-ENTRY", "NO-ERROR", "FIX-FAILS"
-RETIRED, NOT_APPLICABLE = "RETIRED", "NOT-APPLICABLE"
+
+class Status(str, Enum):
+    """An entry's verdict on one torch release; its value is what reports and files show."""
+
+    OK = "OK"
+    DRIFT = "DRIFT"
+    WRONG_ENTRY = "WRONG-ENTRY"
+    NO_ERROR = "NO-ERROR"
+    FIX_FAILS = "FIX-FAILS"
+    RETIRED = "RETIRED"
+    NOT_APPLICABLE = "NOT-APPLICABLE"
+    UNTESTED = "UNTESTED"
+    NEEDS_CUDA = "NEEDS-CUDA"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    @property
+    def passing(self) -> bool:
+        """Whether the entry was verified and passes."""
+        return self in PASSING
+
+    @property
+    def failing(self) -> bool:
+        """Whether the status is a failure: neither passing nor unverifiable here."""
+        return not self.passing and self not in UNVERIFIED
+
+
 #: Worst first: an entry's status is the worst of what its script showed.
-SEVERITY = (FIX_FAILS, WRONG_ENTRY, DRIFT, NO_ERROR, NOT_APPLICABLE, RETIRED, OK)
-#: The statuses that are not failures.
-PASSING = (OK, RETIRED, NOT_APPLICABLE)
-
-
-class Event:
-    """An exception the script caught at module level, or a warning it triggered."""
-
-    __slots__ = ("exception", "kind", "line", "message")
-
-    def __init__(self, kind: str, exception: str, message: str, line: int | None) -> None:
-        self.kind = kind  # "exception", "warning", or "crash" (an exception nothing caught)
-        self.exception = exception
-        self.message = message
-        self.line = line
-
-    def text(self) -> str:
-        return f"{self.exception}: {self.message}"
-
-
-class Observation:
-    """What one run of a gallery script did."""
-
-    def __init__(self, path: str) -> None:
-        self.path = os.path.abspath(path)
-        self.events: list[Event] = []
-        self.crash: str | None = None  # the traceback of an exception the script did not catch
-        self.crash_event: Event | None = None  # that exception, as an event
-        # Lines of module-level ``try`` blocks that caught nothing:
-        self.silent_repros: list[int] = []
-        self.executed: set[int] = set()  # module-level lines that ran
-
-
-class Observer:
-    """Records what a script's module-level code catches, and every warning, while active."""
-
-    def __init__(self, path: str) -> None:
-        self.observation = Observation(path)
-        self._pending: tuple[Event, BaseException] | None = None
-        self._previous_trace: Any = None
-        self._original_show: Any = None
-
-    def start(self) -> None:
-        self._previous_trace = sys.gettrace()
-        self._original_show = warnings._showwarnmsg  # type: ignore[attr-defined]
-        original = self._original_show
-
-        def show(message: warnings.WarningMessage) -> None:
-            line = message.lineno if self._is_script(message.filename) else None
-            event = Event("warning", message.category.__name__, str(message.message), line)
-            self.observation.events.append(event)
-            original(message)
-
-        warnings._showwarnmsg = show  # type: ignore[attr-defined]
-        sys.settrace(self._trace)
-
-    def stop(self) -> Observation:
-        sys.settrace(self._previous_trace)
-        if self._original_show is not None:
-            warnings._showwarnmsg = self._original_show  # type: ignore[attr-defined]
-        self._flush_pending(caught=False)
-        self.observation.silent_repros = _silent_repros(self.observation)
-        return self.observation
-
-    def record_crash(self, error: BaseException) -> None:
-        self._pending = None
-        self._set_crash(error, None)
-
-    def _set_crash(self, error: BaseException, line: int | None) -> None:
-        if self.observation.crash is not None:
-            return
-        self.observation.crash = "".join(traceback.format_exception(error)).rstrip()
-        self.observation.crash_event = Event("crash", type(error).__name__, str(error), line)
-
-    def _is_script(self, filename: str) -> bool:
-        return os.path.abspath(filename) == self.observation.path
-
-    def _trace(self, frame: FrameType, event: str, arg: Any) -> Any:
-        if frame.f_code.co_name == "<module>" and self._is_script(frame.f_code.co_filename):
-            return self._trace_script
-        return None
-
-    def _trace_script(self, frame: FrameType, event: str, arg: Any) -> Any:
-        if event == "exception":
-            self._flush_pending(caught=False)
-            _, error, _ = arg
-            self._pending = (
-                Event("exception", type(error).__name__, str(error), frame.f_lineno),
-                error,
-            )
-        elif event == "line":
-            self._flush_pending(caught=True)
-            self.observation.executed.add(frame.f_lineno)
-        elif event == "return":
-            self._flush_pending(caught=False)
-        return self._trace_script
-
-    def _flush_pending(self, caught: bool) -> None:
-        if self._pending is None:
-            return
-        event, error = self._pending
-        self._pending = None
-        if caught:
-            self.observation.events.append(event)
-        else:
-            self._set_crash(error, event.line)
-
-
-def _silent_repros(observation: Observation) -> list[int]:
-    """Module-level ``try`` blocks of the script in which no exception was caught."""
-    try:
-        with open(observation.path, encoding="utf-8") as handle:
-            tree = ast.parse(handle.read())
-    except (OSError, SyntaxError):
-        return []
-    caught_lines = {e.line for e in observation.events if e.kind == "exception"}
-    silent = []
-    for node in tree.body:
-        if isinstance(node, ast.Try) and node.handlers:
-            first, last = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
-            if first not in observation.executed:
-                continue  # never reached: the script stopped earlier
-            if not any(line is not None and first <= line <= last for line in caught_lines):
-                silent.append(node.lineno)
-    return silent
-
-
-def reset_torch_state() -> None:
-    """Give the next script a clean interpreter state, as a new process would have.
-
-    Anomaly mode, grad mode, default dtype and seeds go back to their defaults, and every
-    warn-once registry is emptied, so a warning one script showed shows again in the next.
-    """
-    import random
-
-    import torch
-
-    torch.autograd.set_detect_anomaly(False)
-    torch.set_grad_enabled(True)
-    torch.set_default_dtype(torch.float32)
-    torch.use_deterministic_algorithms(False)
-    torch.set_warn_always(True)
-    torch.manual_seed(0)
-    random.seed(0)
-    try:
-        import numpy
-
-        numpy.random.seed(0)
-    except ImportError:
-        pass
-    warnings.resetwarnings()
-    warnings.simplefilter("default")
-    for module in list(sys.modules.values()):
-        registry = getattr(module, "__warningregistry__", None)
-        if isinstance(registry, dict):
-            registry.clear()
-
-
-def run_script(path: str) -> Observation:
-    """Run one gallery script in this interpreter, as ``python script.py`` would."""
-    reset_torch_state()
-    with open(path, encoding="utf-8") as handle:
-        code = compile(handle.read(), os.path.abspath(path), "exec")
-    namespace = {"__name__": "__main__", "__file__": os.path.abspath(path)}
-    observer = Observer(path)
-    # What the script prints is its page's business; check's report is the verdicts.
-    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-        observer.start()
-        try:
-            exec(code, namespace)
-        except BaseException as error:  # noqa: BLE001 - a failing script is a result
-            observer.record_crash(error)
-        finally:
-            observation = observer.stop()
-    return observation
+SEVERITY = (
+    Status.FIX_FAILS,
+    Status.WRONG_ENTRY,
+    Status.DRIFT,
+    Status.NO_ERROR,
+    Status.UNTESTED,
+    Status.NEEDS_CUDA,
+    Status.NOT_APPLICABLE,
+    Status.RETIRED,
+    Status.OK,
+)
+#: The statuses of entries verified here that pass.
+PASSING = frozenset((Status.OK, Status.RETIRED, Status.NOT_APPLICABLE))
+#: Entries this machine cannot verify: neither passing nor failing; reports count them apart.
+UNVERIFIED = frozenset((Status.NEEDS_CUDA,))
+#: Why an entry was not verified, as reports and pages say it.
+NEEDS_CUDA_DETAIL = "the repro needs CUDA, which this machine lacks: it was not run"
 
 
 class Result:
@@ -228,16 +99,21 @@ class Result:
 
     __slots__ = ("detail", "entry_id", "message", "status")
 
-    def __init__(self, entry_id: str, status: str, message: str, detail: str) -> None:
+    def __init__(self, entry_id: str, status: Status, message: str, detail: str) -> None:
         self.entry_id = entry_id
         self.status = status
         self.message = message
         self.detail = detail
 
+    @classmethod
+    def from_dict(cls, data: dict[str, str]) -> Result:
+        """The inverse of :meth:`as_dict`."""
+        return cls(data["id"], Status(data["status"]), data["message"], data["detail"])
+
     def as_dict(self) -> dict[str, str]:
         return {
             "id": self.entry_id,
-            "status": self.status,
+            "status": self.status.value,
             "message": self.message,
             "detail": self.detail,
         }
@@ -247,7 +123,9 @@ def judge(
     entry: Entry, observation: Observation, catalog: Catalog, release: str | None = None
 ) -> Result:
     """The status of ``entry`` given what its script did on torch ``release``."""
-    verdicts: list[tuple[str, str, str]] = []  # (status, message, detail)
+    if entry.needs == "cuda" and not cuda_available():
+        return Result(entry.id, Status.NEEDS_CUDA, "", NEEDS_CUDA_DETAIL)
+    verdicts: list[tuple[Status, str, str]] = []  # (status, message, detail)
     own: list[Event] = []
     crash = observation.crash_event
     if crash is not None and entry.retired:
@@ -271,51 +149,188 @@ def judge(
                 f"{where} raised {event.exception} {first.id!r}'s message, "
                 f"not {entry.id!r}'s:\n  {event.text()}"
             )
-            verdicts.append((WRONG_ENTRY, event.message, detail))
+            verdicts.append((Status.WRONG_ENTRY, event.message, detail))
         else:
-            verdicts.append((DRIFT, event.message, _drift_detail(entry, event, where)))
+            verdicts.append((Status.DRIFT, event.message, _drift_detail(entry, event, where)))
     if crash is not None and _missing_torch_api(crash):
         verdicts.append(
-            (NOT_APPLICABLE, "", f"this torch lacks an API the script uses: {crash.text()}")
+            (Status.NOT_APPLICABLE, "", f"this torch lacks an API the script uses: {crash.text()}")
         )
     elif crash is not None:
         verdicts.append(
             (
-                FIX_FAILS,
+                Status.FIX_FAILS,
                 own[0].message if own else "",
                 "the script failed outside its repros:\n" + (observation.crash or ""),
             )
         )
     for line in observation.silent_repros:
-        verdicts.append((NO_ERROR, "", f"the repro in the try block at line {line} raised nothing"))
+        verdicts.append(
+            (Status.NO_ERROR, "", f"the repro in the try block at line {line} raised nothing")
+        )
     still_raised = (
         entry.retired is not None
         and release is not None
         and parse_release(release) <= parse_release(entry.retired.last_release)
     )
     if entry.retired and own and not still_raised:
-        verdicts.append((DRIFT, own[0].message, "the entry is retired, but torch raised it again"))
+        verdicts.append(
+            (Status.DRIFT, own[0].message, "the entry is retired, but torch raised it again")
+        )
     elif entry.retired and not own and not still_raised:
         last = entry.retired.last_release
         verdicts.append(
-            (RETIRED, "", f"last raised by torch {last}; now {entry.retired.replaced_by}")
+            (Status.RETIRED, "", f"last raised by torch {last}; now {entry.retired.replaced_by}")
         )
     elif (
         not own
         and not entry.is_pitfall
-        and not any(s in (DRIFT, NOT_APPLICABLE) for s, _, _ in verdicts)
+        and not any(s in (Status.DRIFT, Status.NOT_APPLICABLE) for s, _, _ in verdicts)
     ):
-        verdicts.append((NO_ERROR, "", f"no {entry.exception} of this entry was raised or warned"))
+        verdicts.append(
+            (Status.NO_ERROR, "", f"no {entry.exception} of this entry was raised or warned")
+        )
+    if crash is None:  # else the script stopped early: its crash is the verdict
+        verdicts += _cause_verdicts(entry, observation, catalog, raises=not entry.retired)
     # The entry's own kind of event is its message: the error, not anomaly mode's warning.
     own.sort(key=lambda event: event.exception != entry.exception)
     if not verdicts:
         if entry.is_pitfall:
-            return Result(entry.id, OK, "", "the demonstration behaved as described")
-        return Result(entry.id, OK, own[0].message, f"{len(own)} message(s) matched")
+            return Result(entry.id, Status.OK, "", "the demonstration behaved as described")
+        return Result(entry.id, Status.OK, own[0].message, f"{len(own)} message(s) matched")
     verdicts.sort(key=lambda verdict: SEVERITY.index(verdict[0]))
     status, message, _ = verdicts[0]
     detail = "\n".join(detail for _, _, detail in verdicts)
     return Result(entry.id, status, message or (own[0].message if own else ""), detail)
+
+
+def _cause_verdicts(
+    entry: Entry, observation: Observation, catalog: Catalog, raises: bool
+) -> list[tuple[Status, str, str]]:
+    """Whether the script executes each common cause of ``entry`` and its fix, as tagged."""
+    verdicts: list[tuple[Status, str, str]] = []
+    blocks = module_blocks(observation.path)
+    tagged: dict[tuple[str, str], list[int]] = {}
+    cause_ids = {cause.id for cause in entry.causes}
+    for line, tag, _ in gallery.line_tags(observation.path):
+        kind, _, cause_id = tag.partition(": ")
+        if kind not in (gallery.CAUSE_TAG, gallery.FIX_TAG):
+            continue
+        if cause_id not in cause_ids:
+            verdicts.append(
+                (
+                    Status.UNTESTED,
+                    "",
+                    f"line {line} is tagged '{tag}', but {entry.id!r} has no cause {cause_id!r}",
+                )
+            )
+            continue
+        tagged.setdefault((kind, cause_id), []).append(line)
+    for cause in entry.causes:
+        for kind in (gallery.CAUSE_TAG, gallery.FIX_TAG):
+            is_cause = kind == gallery.CAUSE_TAG
+            what = f"cause {cause.id!r}" if is_cause else f"the fix of {cause.id!r}"
+            lines = tagged.get((kind, cause.id), [])
+            ran = [line for line in lines if _statement(blocks, line) in observation.executed]
+            if not lines:
+                reason = f"no line is tagged '# {kind}: {cause.id}'"
+            elif not ran:
+                reason = f"line {lines[0]} never ran"
+            else:
+                reason = ""
+            if reason:
+                detail = f"{what} is not executed by the script ({reason})"
+                verdicts.append((Status.UNTESTED, "", detail))
+                continue
+            for line in ran:
+                block = _enclosing_block(blocks, line)
+                if not is_cause and isinstance(block, ast.Try):
+                    detail = (
+                        f"{what} (line {line}) is inside a try block, which would hide its failure"
+                    )
+                    verdicts.append((Status.UNTESTED, "", detail))
+                elif kind == gallery.CAUSE_TAG and not entry.is_pitfall and raises:
+                    verdicts += _trigger_verdicts(entry, observation, catalog, what, line, block)
+    return verdicts
+
+
+def _trigger_verdicts(
+    entry: Entry,
+    observation: Observation,
+    catalog: Catalog,
+    what: str,
+    line: int,
+    block: ast.stmt | None,
+) -> list[tuple[Status, str, str]]:
+    """A cause's trigger line must be in a module-level block that caught this entry's message
+    (an exception caught by a ``try``; for a warning entry, a warning in any block)."""
+    warns = entry.exception.endswith("Warning")
+    where = f"{what} (line {line})"
+    if block is None or not (isinstance(block, ast.Try) or warns):
+        return [(Status.UNTESTED, "", f"{where} is not inside a module-level try block")]
+    if isinstance(block, ast.Try):
+        first, last = block.body[0].lineno, block.body[-1].end_lineno or block.body[-1].lineno
+    else:
+        first, last = block.lineno, block.end_lineno or block.lineno
+    # An exception is where the module-level code caught it; a warning, at the statement that
+    # was running when torch warned.
+    inside = [
+        event
+        for event in observation.events
+        if (event.kind == "exception" or (warns and event.kind == "warning"))
+        and event.statement is not None
+        and first <= event.statement <= last
+    ]
+    verdicts: list[tuple[Status, str, str]] = []
+    for event in inside:
+        matches = find_matches(event.text(), catalog)
+        if matches and matches[0].entry.id == entry.id:
+            return []
+        if matches:
+            detail = (
+                f"{where} raised {event.exception} {matches[0].entry.id!r}'s message, "
+                f"not {entry.id!r}'s:\n  {event.text()}"
+            )
+            verdicts.append((Status.WRONG_ENTRY, event.message, detail))
+        else:
+            detail = f"{where} raised a message no wording matches:\n  {event.text()}"
+            verdicts.append((Status.DRIFT, event.message, detail))
+    return verdicts or [(Status.NO_ERROR, "", f"{where} raised nothing")]
+
+
+def _enclosing_block(blocks: list[ast.stmt], line: int) -> ast.stmt | None:
+    """The module-level statement that holds ``line``."""
+    for node in blocks:
+        if node.lineno <= line <= (node.end_lineno or node.lineno):
+            return node
+    return None
+
+
+def _statement(blocks: list[ast.stmt], line: int) -> int | None:
+    """The first line of the innermost module-level statement that holds ``line`` (the line the
+    trace sees run), or None when the line is in a function or class, or in no statement."""
+    found: int | None = None
+    nodes: list[ast.stmt] = blocks
+    while True:
+        holder = next(
+            (n for n in nodes if n.lineno <= line <= (n.end_lineno or n.lineno)),
+            None,
+        )
+        if holder is None:
+            return found
+        if isinstance(holder, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return None
+        found = holder.lineno
+        children: list[ast.stmt] = []
+        for field in ("body", "orelse", "finalbody"):
+            children += getattr(holder, field, [])
+        for handler in getattr(holder, "handlers", []):
+            children += handler.body
+        for case in getattr(holder, "cases", []):
+            children += case.body
+        if not children:
+            return found
+        nodes = children
 
 
 def _missing_torch_api(crash: Event) -> bool:
@@ -367,8 +382,8 @@ def check(catalog: Catalog | None = None, directory: str | None = None) -> list[
     catalog = catalog or catalog_module.load()
     found = gallery.scripts(directory)
     results = [
-        Result(problem.split(":", 1)[0], FIX_FAILS, "", problem)
-        for problem in gallery.correspondence_problems(catalog, found)
+        Result(entry_id, Status.FIX_FAILS, "", problem)
+        for entry_id, problem in gallery.correspondence_problems(catalog, found)
     ]
     return results + [result for result, _ in run_all(catalog, found)]
 
@@ -379,10 +394,18 @@ def run_all(catalog: Catalog, found: list[gallery.Script]) -> list[tuple[Result,
     judged = []
     for script in found:
         if script.entry_id in catalog:
-            observation = run_script(script.path)
+            entry = catalog[script.entry_id]
+            runs_here = entry.needs != "cuda" or cuda_available()
+            observation = run_script(script.path) if runs_here else Observation(script.path)
             result = judge(catalog[script.entry_id], observation, catalog, release)
             judged.append((result, observation))
     return judged
+
+
+def cuda_available() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())
 
 
 def torch_version() -> str:
@@ -391,61 +414,49 @@ def torch_version() -> str:
     return torch.__version__
 
 
+class TorchUnavailable(Exception):
+    """torch is missing, or is installed but fails to import; the message says which."""
+
+
+def import_torch() -> str:
+    """Import torch for ``check`` and ``record``: its version, or :class:`TorchUnavailable`.
+
+    A broken install fails in many ways (a missing CUDA library's ``OSError``, an
+    ``ImportError`` inside torch, even ``SystemExit`` at import); each is named as it is."""
+    import importlib.util
+
+    try:
+        import torch
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - any failure is reported
+        if isinstance(error, ModuleNotFoundError) and error.name == "torch":
+            raise TorchUnavailable("torch is not installed; `pip install torch`") from None
+        if importlib.util.find_spec("torch") is None:
+            raise TorchUnavailable("torch is not installed; `pip install torch`") from None
+        if isinstance(error, SystemExit):
+            reason = f"SystemExit({error.code!r})"
+        else:
+            lines = str(error).strip().splitlines()
+            reason = type(error).__name__ + (f": {lines[0]}" if lines else "")
+        raise TorchUnavailable(f"torch is installed but fails to import: {reason}") from None
+    return str(torch.__version__)
+
+
 def report_text(results: list[Result], release: str) -> str:
     lines = [f"torch {release}: {len(results)} entries checked"]
     width = max((len(r.entry_id) for r in results), default=0)
     for result in results:
         lines.append(f"{result.status:11} {result.entry_id:{width}}  {result.message[:100]}")
-        if result.status != OK:
+        if result.status is not Status.OK:
             lines += ["            " + line for line in result.detail.splitlines()]
-    failed = sum(result.status not in PASSING for result in results)
-    lines.append(
-        "all pass" if not failed else f"{failed} entr{'y' if failed == 1 else 'ies'} failed"
-    )
-    return "\n".join(lines)
-
-
-def record_main(output: str | None) -> int:
-    """``python -m autograd_errors record``: write what the installed torch raises, per entry."""
-    try:
-        import torch
-    except ImportError:
-        print("autograd-errors record: torch is not installed", file=sys.stderr)
-        return 2
-    import json
-
-    from autograd_errors import observations
-
-    catalog = catalog_module.load()
-    judged = run_all(catalog, gallery.scripts())
-    data = observations.recording_data(catalog, judged, torch.__version__)
-    directory = output or observations.default_directory()
-    os.makedirs(directory, exist_ok=True)
-    path = os.path.join(directory, f"torch-{observations.public_release(torch.__version__)}.json")
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=1, ensure_ascii=False, sort_keys=True)
-        handle.write("\n")
-    counts: dict[str, int] = {}
-    for result, _ in judged:
-        counts[result.status] = counts.get(result.status, 0) + 1
-    summary = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
-    print(f"torch {torch.__version__}: {summary}; written to {path}")
-    return 0 if all(result.status in PASSING for result, _ in judged) else 1
-
-
-def main(json_output: bool = False) -> int:
-    """``python -m autograd_errors check``: 0 when every entry passes, else 1."""
-    try:
-        import torch
-    except ImportError:
-        print("autograd-errors check: torch is not installed; `pip install torch`", file=sys.stderr)
-        return 2
-    results = check()
-    version = torch.__version__
-    if json_output:
-        import json
-
-        print(json.dumps({"torch": version, "results": [r.as_dict() for r in results]}, indent=2))
+    failed = sum(result.status.failing for result in results)
+    unverified = sum(result.status in UNVERIFIED for result in results)
+    if unverified:
+        lines.append(
+            f"{unverified} entr{'y' if unverified == 1 else 'ies'} could not be verified here: "
+            "need CUDA"
+        )
+    if failed:
+        lines.append(f"{failed} entr{'y' if failed == 1 else 'ies'} failed")
     else:
-        print(report_text(results, version))
-    return 0 if all(result.status in PASSING for result in results) else 1
+        lines.append("all others pass" if unverified else "all pass")
+    return "\n".join(lines)

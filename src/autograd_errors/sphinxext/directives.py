@@ -1,0 +1,377 @@
+"""The directives of the entry pages, the index and the matrix.
+
+``.. autograd-entry:: ID``
+    The top of an entry page: title, the message as torch printed it during this build, broken
+    and fixed code side by side, cause, fix, and the ``explain`` command.
+``.. autograd-entry-footer:: ID``
+    The end of an entry page: the message's wordings across torch releases, related entries.
+``.. autograd-index::``
+    Every entry, by section, each listed by its message.
+``.. autograd-matrix::``
+    Every entry against every recorded torch release: the wording each release printed.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from typing import Any
+
+from docutils import nodes
+from docutils.statemachine import StringList
+from sphinx import addnodes
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.nodes import nested_parse_with_titles
+
+from autograd_errors import catalog as catalog_module
+from autograd_errors import gallery, observations, verify
+from autograd_errors.catalog import Entry
+from autograd_errors.gallery import section_order, section_title
+from autograd_errors.sphinxext.nodes import (
+    changes,
+    indent,
+    rst_code,
+    table,
+    tagged_lines,
+    text_node,
+)
+from autograd_errors.sphinxext.verification import (
+    gallery_source,
+    read_verdict,
+    script_path,
+    site_catalog,
+    verdict_file,
+)
+from autograd_errors.verify import Status
+
+#: A cell for a release whose recording predates the entry.
+NOT_RECORDED = "not recorded"
+
+
+class _EntryDirective(SphinxDirective):
+    required_arguments = 1
+    has_content = False
+
+    def entry(self) -> Entry:
+        catalog = site_catalog()
+        entry_id = self.arguments[0]
+        if entry_id not in catalog:
+            raise self.error(f"no catalog entry {entry_id!r}")
+        self.env.note_dependency(os.path.join(catalog_module.ENTRIES_DIR, f"{entry_id}.toml"))
+        return catalog[entry_id]
+
+    def parse(self, lines: list[str]) -> list[nodes.Node]:
+        container = nodes.section()  # a section may hold sections
+        source = StringList(lines, source=f"autograd-entry {self.arguments[0]}")
+        nested_parse_with_titles(self.state, source, container)
+        children: list[nodes.Node] = container.children
+        return children
+
+
+class EntryDirective(_EntryDirective):
+    """The top of an entry page."""
+
+    def run(self) -> list[nodes.Node]:
+        entry = self.entry()
+        result = self._verdict(entry)
+        lines = [".. rst-class:: lead", "", f"**{rst_code(entry.title)}**", ""]
+        if entry.is_pitfall:
+            lines += [
+                ".. admonition:: A silent pitfall",
+                "   :class: autograd-pitfall",
+                "",
+                "   Torch raises nothing here: the code runs, and the result is not what it seems.",
+                "   The demonstration below asserts the behaviour on the installed torch.",
+                "",
+            ]
+        elif entry.retired:
+            last = entry.current
+            lines += [
+                ".. code-block:: text",
+                f"   :caption: What torch {entry.retired.last_release} printed (recorded; current"
+                " torch no longer raises it)",
+                "   :class: autograd-message",
+                "",
+                *indent(last.example or f"{last.exception}: {last.message}", 3),
+                "",
+                f"**Retired.** Last raised by torch {entry.retired.last_release}. Now: "
+                f"{rst_code(entry.retired.replaced_by)}",
+                "",
+            ]
+        elif result.status is Status.NEEDS_CUDA:
+            current = entry.current
+            lines += [
+                ".. admonition:: Not run in this build: the repro needs CUDA",
+                "   :class: autograd-unverified",
+                "",
+                "   The machine that built this page has no CUDA, so the repro below did not run",
+                "   and the message was not checked against its torch. The message is pinned from",
+                f"   `PyTorch's source <{current.source}>`__; the repro runs where CUDA exists.",
+                "",
+                ".. code-block:: text",
+                "   :caption: What torch prints (pinned from its source, not run here)",
+                "   :class: autograd-message",
+                "",
+                *indent(current.example or f"{current.exception}: {current.message}", 3),
+                "",
+            ]
+        else:
+            built_with = verify.torch_version()
+            lines += [
+                ".. code-block:: text",
+                f"   :caption: What torch {built_with} printed when this page was built",
+                "   :class: autograd-message",
+                "",
+                *indent(f"{entry.current.exception}: {result.message}", 3),
+                "",
+            ]
+        script = script_path(self.config.sphinx_gallery_conf, entry.id)
+        broken, fixed = tagged_lines(script, "broken"), tagged_lines(script, "fixed")
+        if broken and fixed:
+            lines += [".. grid:: 1 1 2 2", "   :gutter: 2", ""]
+            for label, code in (("Broken", broken), ("Fixed", fixed)):
+                lines += [
+                    f"   .. grid-item-card:: {label}",
+                    f"      :class-card: autograd-{label.lower()}",
+                    "",
+                    "      .. code-block:: python",
+                    "",
+                    *indent(code, 9),
+                    "",
+                ]
+        why, fix = ("What happens", "What to do") if entry.is_pitfall else ("Why", "Fix")
+        lines += [
+            f"**{why}.** {rst_code(entry.cause)}",
+            "",
+            f"**{fix}.** {rst_code(entry.fix)}",
+            "",
+        ]
+        lines += cause_lines(entry, script)
+        if not entry.is_pitfall:
+            message = result.message or entry.current.template.render({})
+            lines += [
+                "From a terminal, with any wording of the message:",
+                "",
+                ".. code-block:: console",
+                "",
+                f"   $ python -m autograd_errors explain {shlex.quote(message)}",
+                "",
+            ]
+        return self.parse(lines)
+
+    def _verdict(self, entry: Entry) -> verify.Result:
+        stored = verdict_file(self.env.srcdir, entry)
+        result = read_verdict(self.env.srcdir, entry)
+        if result is None:
+            raise self.error(f"{entry.id} was not verified in this build (no {stored.name})")
+        self.env.note_dependency(str(stored))
+        return result
+
+
+class EntryFooterDirective(_EntryDirective):
+    """The end of an entry page: its wordings across torch releases, and related entries."""
+
+    def run(self) -> list[nodes.Node]:
+        entry = self.entry()
+        if entry.is_pitfall:
+            return self.parse(self._related(entry))
+        observed = self._observed_table(entry)
+        lines = [
+            "Every wording of this message the reference recognises, and the torch releases that",
+            "print it. ``{name}`` marks a value torch fills in.",
+            "",
+            ".. list-table::",
+            "   :header-rows: 1",
+            "   :widths: 14 18 68",
+            "   :class: autograd-wordings",
+            "",
+            "   * - Variant",
+            "     - Releases",
+            "     - Message",
+        ]
+        for wording in entry.wordings:
+            note = f" {rst_code(wording.note)}" if wording.note else ""
+            lines += [
+                f"   * - ``{wording.variant}``",
+                f"     - {wording.releases.describe()}",
+                f"     - ``{wording.exception}: {wording.template.render({})}``",
+                "",
+                f"       `Source <{wording.source}>`__.{note}",
+            ]
+        lines.append("")
+        return observed + self.parse(lines + self._related(entry))
+
+    def _observed_table(self, entry: Entry) -> list[nodes.Node]:
+        groups = release_groups(entry, _recordings(self.env))
+        rows: list[list[nodes.Node]] = []
+        previous: str | None = None
+        for releases, shown, status in groups:
+            span = releases[0] if len(releases) == 1 else f"{releases[0]} to {releases[-1]}"
+            if shown is None:
+                text = {
+                    None: NOT_RECORDED,
+                    Status.NOT_APPLICABLE: "not applicable: the repro needs a newer torch",
+                    Status.NEEDS_CUDA: "not run: the repro needs CUDA",
+                }.get(status, "raises nothing")
+                rows.append([text_node(span), text_node(text, "autograd-quiet"), text_node("")])
+                continue
+            rows.append([text_node(span), *changes(previous, shown)])
+            previous = shown
+        if not rows:
+            return []
+        intro = nodes.paragraph(
+            text="What each recorded torch release printed for the repro above, found by running "
+            "it on that release; the words that changed from the row before are highlighted."
+        )
+        return [intro, table(["Releases", "Message", "Changed"], rows, [14, 60, 26])]
+
+    def _related(self, entry: Entry) -> list[str]:
+        if not entry.related:
+            return []
+        lines = [".. rubric:: Related entries", ""]
+        catalog = site_catalog()
+        for other_id in entry.related:
+            other = catalog[other_id]
+            page = other.path.removesuffix(".html")
+            lines.append(f"- :doc:`{other.id} </{page}>`: {rst_code(other.title)}")
+        return [*lines, ""]
+
+
+def release_groups(
+    entry: Entry, recordings: list[observations.Recording]
+) -> list[tuple[list[str], str | None, Status | None]]:
+    """The rows of an entry's per-release table: consecutive releases that printed the same
+    thing share one. Each is (releases, message or None, status, or None for a release whose
+    recording predates the entry)."""
+    groups: list[tuple[list[str], str | None, Status | None]] = []
+    for recording in recordings:
+        observed = recording.entries.get(entry.id)
+        message = recording.message(entry)
+        shown = f"{entry.exception}: {message}" if message is not None else None
+        status = Status(observed["status"]) if observed is not None else None
+        if groups and groups[-1][1] == shown and groups[-1][2] == status:
+            groups[-1][0].append(recording.release)
+        else:
+            groups.append(([recording.release], shown, status))
+    return groups
+
+
+def cause_lines(entry: Entry, script: str) -> list[str]:
+    """The entry's common causes, most common first, each with its fix and the script's lines
+    that trigger and fix it (tagged ``# cause: <id>`` and ``# fix: <id>``)."""
+    if not entry.causes:
+        return []
+    lines = [".. rubric:: Common causes", "", "The most common first.", ""]
+    trigger_caption = "Shows it" if entry.is_pitfall else "Raises it"
+    for cause in entry.causes:
+        lines += [f"#. {rst_code(cause.text)}", ""]
+        trigger = tagged_lines(script, f"{gallery.CAUSE_TAG}: {cause.id}")
+        if trigger:
+            lines += _code_block(trigger, trigger_caption)
+        lines += [f"   **Fix.** {rst_code(cause.fix)}", ""]
+        fixed = tagged_lines(script, f"{gallery.FIX_TAG}: {cause.id}")
+        if fixed:
+            lines += _code_block(fixed, "Fixed")
+        if cause.sources:
+            links = ", ".join(f"`{n} <{url}>`__" for n, url in enumerate(cause.sources, 1))
+            lines += [f"   Sources: {links}.", ""]
+    return lines
+
+
+def _code_block(code: str, caption: str) -> list[str]:
+    return [
+        "   .. code-block:: python",
+        f"      :caption: {caption}",
+        "",
+        *indent(code, 6),
+        "",
+    ]
+
+
+def _recordings(env: Any) -> list[observations.Recording]:
+    recordings = observations.load_recordings()
+    for recording in recordings:
+        env.note_dependency(recording.path)
+    return recordings
+
+
+class MatrixDirective(SphinxDirective):
+    """Entries against recorded releases: which wording each release printed."""
+
+    def run(self) -> list[nodes.Node]:
+        catalog = site_catalog()
+        recordings = _recordings(self.env)
+        releases = [recording.release for recording in recordings]
+        source = gallery_source(self.config.sphinx_gallery_conf)
+        rows: list[list[nodes.Node]] = []
+        for section in section_order(source):
+            for entry in catalog:
+                if entry.section != section or entry.is_pitfall:
+                    continue
+                page = entry.path.removesuffix(".html")
+                link = addnodes.pending_xref(
+                    "",
+                    refdomain="std",
+                    reftype="doc",
+                    reftarget=f"/{page}",
+                    refexplicit=True,
+                    refwarn=True,
+                )
+                link += nodes.literal(text=entry.id)
+                cells: list[nodes.Node] = [link]
+                for recording in recordings:
+                    cells.append(matrix_cell(recording, entry))
+                rows.append(cells)
+        widths = [20] + [max(6, 80 // max(len(releases), 1))] * len(releases)
+        return [table(["Entry", *releases], rows, widths)]
+
+
+def matrix_cell(recording: observations.Recording, entry: Entry) -> nodes.Node:
+    observed = recording.entries.get(entry.id)
+    if observed is None:
+        return text_node(NOT_RECORDED, "autograd-quiet")
+    events = recording.own_events(entry.id)
+    events.sort(key=lambda event: event["exception"] != entry.exception)
+    if events:
+        return text_node(events[0]["variant"], "autograd-variant")
+    labels = {
+        Status.NOT_APPLICABLE: "n/a",
+        Status.RETIRED: "retired",
+        Status.NEEDS_CUDA: "needs CUDA",
+    }
+    status = Status(observed["status"])
+    return text_node(labels.get(status, status.value), "autograd-quiet")
+
+
+class IndexDirective(SphinxDirective):
+    """Every entry, grouped by gallery section, listed by its message."""
+
+    def run(self) -> list[nodes.Node]:
+        catalog = site_catalog()
+        conf = self.config.sphinx_gallery_conf
+        source = gallery_source(conf)
+        lines: list[str] = []
+        by_section: dict[str, list[Entry]] = {}
+        for entry in catalog:
+            by_section.setdefault(entry.section, []).append(entry)
+        for section in section_order(source):
+            entries = by_section.get(section, [])
+            if not entries:
+                continue
+            self.env.note_dependency(os.path.join(source, section, "README.txt"))
+            title = section_title(source, section)
+            lines += [title, "-" * len(title), ""]
+            for entry in entries:
+                page = f":doc:`{entry.id} </{entry.path.removesuffix('.html')}>`"
+                if entry.is_pitfall:
+                    lines += [f"- {page} {rst_code(entry.title)}", ""]
+                    continue
+                shown = f"{entry.current.exception}: {entry.current.template.render({})}"
+                retired = (
+                    f" (retired after torch {entry.retired.last_release})" if entry.retired else ""
+                )
+                lines += [f"- {page} ``{shown}``{retired}", ""]
+        container = nodes.section()
+        nested_parse_with_titles(self.state, StringList(lines, source="autograd-index"), container)
+        children: list[nodes.Node] = container.children
+        return children

@@ -1,0 +1,103 @@
+"""The reStructuredText and docutils nodes the directives build: catalog prose as markup, a
+script's tagged lines, and tables."""
+
+from __future__ import annotations
+
+import difflib
+import textwrap
+
+from docutils import nodes
+
+from autograd_errors.gallery import line_tags
+
+
+def rst_code(text: str) -> str:
+    """The catalog's prose as reStructuredText: its Markdown `code` becomes ``code``, and what
+    reStructuredText would read as markup elsewhere (``*``, ``|``, a word ending in ``_``) is
+    escaped."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an unmatched backtick: all of it is text
+        return _escape_markup(text).replace("`", "\\`")
+    return "".join(
+        _escape_markup(part) if i % 2 == 0 else f"``{part}``" for i, part in enumerate(parts)
+    )
+
+
+def _escape_markup(text: str) -> str:
+    text = text.replace("\\", "\\\\").replace("*", "\\*").replace("|", "\\|")
+    return "".join(
+        "\\_" if char == "_" and (i + 1 == len(text) or not text[i + 1].isalnum()) else char
+        for i, char in enumerate(text)
+    )
+
+
+def indent(text: str, spaces: int) -> list[str]:
+    return [(" " * spaces + line) if line else "" for line in text.splitlines()]
+
+
+def tagged_lines(path: str, tag: str) -> str:
+    """The script's lines that end with ``# <tag>``, tag removed, dedented."""
+    return textwrap.dedent("\n".join(code for _, found, code in line_tags(path) if found == tag))
+
+
+def text_node(text: str, *classes: str) -> nodes.Node:
+    return nodes.inline(text=text, classes=list(classes))
+
+
+def changes(previous: str | None, current: str) -> list[nodes.Node]:
+    """The message with the words new since ``previous`` marked, and a summary of the change."""
+    message = nodes.literal(classes=["autograd-observed"])
+    if previous is None:
+        message += nodes.Text(current)
+        return [message, text_node("first recording", "autograd-quiet")]
+    if previous == current:
+        message += nodes.Text(current)
+        return [message, text_node("unchanged", "autograd-quiet")]
+    old, new = previous.split(), current.split()
+    removed, added = [], []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new).get_opcodes():
+        words = " ".join(new[j1:j2])
+        if op == "equal":
+            message += nodes.Text(words + " ")
+            continue
+        if j2 > j1:
+            message += nodes.inline(text=words, classes=["autograd-changed"])
+            message += nodes.Text(" ")
+            added.append(words)
+        if i2 > i1:
+            removed.append(" ".join(old[i1:i2]))
+    summary = nodes.inline()
+    if removed:
+        summary += nodes.Text("was: ")
+        summary += nodes.literal(text=" … ".join(removed))
+    if added:
+        summary += nodes.Text(" now: " if removed else "added: ")
+        summary += nodes.literal(text=" … ".join(added))
+    return [message, summary]
+
+
+def table(headers: list[str], rows: list[list[nodes.Node]], widths: list[int]) -> nodes.table:
+    table = nodes.table(classes=["autograd-observed-table"])
+    group = nodes.tgroup(cols=len(headers))
+    table += group
+    for width in widths:
+        group += nodes.colspec(colwidth=width)
+    head = nodes.thead()
+    group += head
+    head += _row([nodes.Text(header) for header in headers])
+    body = nodes.tbody()
+    group += body
+    for cells in rows:
+        body += _row(cells)
+    return table
+
+
+def _row(cells: list[nodes.Node]) -> nodes.row:
+    row = nodes.row()
+    for cell in cells:
+        entry = nodes.entry()
+        paragraph = nodes.paragraph()
+        paragraph += cell
+        entry += paragraph
+        row += entry
+    return row

@@ -1,0 +1,150 @@
+"""Verification during the site build: each gallery script observed while sphinx-gallery runs
+it, its entry judged, the verdict stored beside the generated page, and the build stopped on
+any verdict that is not passing.
+
+sphinx-gallery skips scripts whose source did not change. A new torch release or a changed
+catalog changes what a script must show, so both are part of a fingerprint; when it changes,
+every script runs again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+
+from autograd_errors import __version__, gallery, observations, observe, verify
+from autograd_errors import catalog as catalog_module
+from autograd_errors.catalog import Catalog, Entry
+
+_STATE: dict[str, Any] = {"observers": {}}
+_VERDICT_SUFFIX = ".check.json"
+_FINGERPRINT = ".autograd-errors-fingerprint"
+
+
+def site_catalog() -> Catalog:
+    """The catalog the site is built from, read once per build process."""
+    if "catalog" not in _STATE:
+        _STATE["catalog"] = catalog_module.load(use_cache=False)
+    catalog: Catalog = _STATE["catalog"]
+    return catalog
+
+
+def verdict_file(srcdir: str | os.PathLike[str], entry: Entry) -> Path:
+    """Where the build keeps an entry's verdict: beside its generated page."""
+    return Path(srcdir) / Path(entry.path).with_suffix(_VERDICT_SUFFIX)
+
+
+def write_verdict(srcdir: str | os.PathLike[str], entry: Entry, result: verify.Result) -> None:
+    target = verdict_file(srcdir, entry)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(result.as_dict(), indent=2), encoding="utf-8")
+
+
+def read_verdict(srcdir: str | os.PathLike[str], entry: Entry) -> verify.Result | None:
+    """The verdict this build stored for ``entry``, or None when its script did not run."""
+    stored = verdict_file(srcdir, entry)
+    if not stored.exists():
+        return None
+    return verify.Result.from_dict(json.loads(stored.read_text(encoding="utf-8")))
+
+
+def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
+    """sphinx-gallery's reset hook: a clean state before each script, a verdict after it."""
+    if fname is None:
+        return
+    entry_id = Path(fname).stem
+    if when == "before":
+        observe.reset_torch_state()
+        path = script_path(gallery_conf, entry_id)
+        observer = observe.Observer(path)
+        _STATE["observers"][entry_id] = observer
+        observer.start()
+        return
+    observer = _STATE["observers"].pop(entry_id, None)
+    if observer is None:
+        return
+    observation = observer.stop()
+    catalog = site_catalog()
+    if entry_id not in catalog:
+        return
+    entry = catalog[entry_id]
+    result = verify.judge(entry, observation, catalog, verify.torch_version())
+    write_verdict(gallery_conf["src_dir"], entry, result)
+
+
+def script_path(gallery_conf: dict[str, Any], entry_id: str) -> str:
+    for script in gallery.scripts(gallery_source(gallery_conf)):
+        if script.entry_id == entry_id:
+            return script.path
+    raise ExtensionError(f"no gallery script for {entry_id!r}")
+
+
+def gallery_source(gallery_conf: dict[str, Any]) -> str:
+    examples_dir = gallery_conf["examples_dirs"]
+    if isinstance(examples_dir, list):
+        (examples_dir,) = examples_dir
+    source: str = os.path.normpath(os.path.join(gallery_conf["src_dir"], examples_dir))
+    return source
+
+
+def fingerprint() -> str:
+    """What a script's verdict depends on besides its own source."""
+    digest = hashlib.sha256()
+    digest.update(f"torch {verify.torch_version()} autograd-errors {__version__}".encode())
+    for name in sorted(os.listdir(catalog_module.ENTRIES_DIR)):
+        digest.update(name.encode())
+        digest.update(Path(catalog_module.ENTRIES_DIR, name).read_bytes())
+    for module in (verify, observe, catalog_module, observations):
+        digest.update(Path(module.__file__ or "").read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()
+
+
+def invalidate_stale_runs(app: Sphinx) -> None:
+    """Before sphinx-gallery runs: forget cached runs made with another torch or catalog."""
+    pages = Path(app.srcdir) / catalog_module.PAGES_DIR
+    stamp = pages / _FINGERPRINT
+    current = fingerprint()
+    if stamp.exists() and stamp.read_text() == current:
+        return
+    if pages.exists():
+        for md5 in pages.rglob("*.md5"):
+            md5.unlink()
+        for verdict in pages.rglob(f"*{_VERDICT_SUFFIX}"):
+            verdict.unlink()
+    pages.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(current)
+
+
+def fail_on_bad_verdicts(app: Sphinx) -> None:
+    """After sphinx-gallery ran: stop the build if an entry failed (an entry this machine
+    cannot verify, NEEDS-CUDA, does not stop it: its page says so)."""
+    catalog = site_catalog()
+    problems = [
+        problem
+        for _, problem in gallery.correspondence_problems(
+            catalog, gallery.scripts(gallery_source(app.config.sphinx_gallery_conf))
+        )
+    ]
+    results = []
+    for entry in catalog:
+        result = read_verdict(app.srcdir, entry)
+        if result is None:
+            problems.append(f"{entry.id}: its gallery script was not run, so it is not verified")
+        else:
+            results.append(result)
+    bad = [result for result in results if result.status.failing]
+    if problems or bad:
+        report = verify.report_text(results, verify.torch_version())
+        raise ExtensionError(
+            "entries failed verification against the installed torch:\n"
+            + "\n".join(problems)
+            + ("\n" if problems else "")
+            + report
+        )
