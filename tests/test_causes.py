@@ -53,12 +53,23 @@ torch.testing.assert_close(conv.weight.grad, torch.full((1, 1, 1, 1), 4.0))
 """
 
 
+def without_causes(record: str) -> str:
+    """A record's text without its ``[[common_cause]]`` tables."""
+    kept, dropping = [], False
+    for line in record.splitlines(keepends=True):
+        if line.startswith("["):
+            dropping = line.strip() == "[[common_cause]]"
+        if not dropping:
+            kept.append(line)
+    return "".join(kept)
+
+
 def with_causes(tmp_path: Path, entry_id: str, causes: str) -> catalog.Catalog:
-    """The packaged catalog, with ``causes`` added to ``entry_id``'s record."""
+    """The packaged catalog, with ``entry_id``'s causes replaced by ``causes``."""
     entries = tmp_path / "entries"
     shutil.copytree(catalog.ENTRIES_DIR, entries)
     record = entries / f"{entry_id}.toml"
-    record.write_text(record.read_text() + causes)
+    record.write_text(without_causes(record.read_text()) + causes)
     return catalog.load(str(entries), use_cache=False)
 
 

@@ -91,14 +91,21 @@ def ast_docstring(path: str) -> str:
     return ast.get_docstring(ast.parse(Path(path).read_text()), clean=False) or ""
 
 
-def _fix_lines(source: str) -> list[int]:
+def _fix_lines(path: str) -> list[int]:
     """Lines tagged as a fix: ``# fixed`` (the side-by-side pair) or ``# fix: <cause>``."""
-    tagged = []
-    for number, line in enumerate(source.splitlines(), 1):
-        comment = line.partition("  # ")[2].strip()
-        if comment == "fixed" or comment.startswith("fix: "):
-            tagged.append(number)
-    return tagged
+    return sorted(
+        {n for n, tag, _ in gallery.line_tags(path) if tag == "fixed" or tag.startswith("fix: ")}
+    )
+
+
+def test_a_line_may_carry_several_tags(tmp_path):
+    script = tmp_path / "x.py"
+    script.write_text("x = 1\nx += 1  # broken  # cause: manual-update\ny = 2  # fixed\n")
+    assert gallery.line_tags(str(script)) == [
+        (2, "broken", "x += 1"),
+        (2, "cause: manual-update", "x += 1"),
+        (3, "fixed", "y = 2"),
+    ]
 
 
 def _checks(statement: object) -> bool:
@@ -131,7 +138,7 @@ def test_every_fix_is_checked():
             return sum(start < number for start in cells)
 
         body = ast.parse(source).body
-        fixes = _fix_lines(source)
+        fixes = _fix_lines(script.path)
         for fixed in fixes:
             later_fix = next((f for f in fixes if f > fixed and cell_of(f) != cell_of(fixed)), None)
             end = later_fix or len(lines) + 1

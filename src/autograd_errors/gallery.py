@@ -35,13 +35,16 @@ class Script:
 
 
 def line_tags(path: str) -> list[tuple[int, str, str]]:
-    """The script's tagged lines: line number, tag, and the code before the tag."""
+    """The script's tagged lines: line number, tag, and the code before the tag. A line may
+    carry several tags (``x += 1  # broken  # cause: manual-update``): one row each."""
     tagged = []
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             code, mark, comment = line.rstrip("\n").partition(TAG_MARK)
-            if mark and comment.strip():
-                tagged.append((number, comment.strip(), code))
+            if mark:
+                tagged += [
+                    (number, tag.strip(), code) for tag in comment.split(TAG_MARK) if tag.strip()
+                ]
     return tagged
 
 
