@@ -63,3 +63,26 @@ def page_text(path: Path) -> str:
     for curly, plain in (("\u2019", "'"), ("\u2018", "'"), ("\u201c", '"'), ("\u201d", '"')):
         text = text.replace(curly, plain)
     return text
+
+
+def without_causes(record: str) -> str:
+    """A record's text without its ``[[common_cause]]`` tables."""
+    kept, dropping = [], False
+    for line in record.splitlines(keepends=True):
+        if line.startswith("["):
+            dropping = line.strip() == "[[common_cause]]"
+        if not dropping:
+            kept.append(line)
+    return "".join(kept)
+
+
+def catalog_without_causes():
+    """The packaged catalog with no common causes: for judging repros written for a test."""
+    import tempfile
+
+    from autograd_errors import catalog
+
+    directory = Path(tempfile.mkdtemp(prefix="catalog-without-causes-"))
+    for record in Path(catalog.ENTRIES_DIR).glob("*.toml"):
+        (directory / record.name).write_text(without_causes(record.read_text(encoding="utf-8")))
+    return catalog.load(str(directory), use_cache=False)

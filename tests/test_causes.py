@@ -11,7 +11,7 @@ import shutil
 import textwrap
 from pathlib import Path
 
-from helpers import REPO
+from helpers import REPO, without_causes
 
 from autograd_errors import catalog, gallery, verify
 from autograd_errors.observe import run_script
@@ -51,17 +51,6 @@ with torch.no_grad():
 conv(torch.ones(1, 1, 2, 2)).sum().backward()
 torch.testing.assert_close(conv.weight.grad, torch.full((1, 1, 1, 1), 4.0))
 """
-
-
-def without_causes(record: str) -> str:
-    """A record's text without its ``[[common_cause]]`` tables."""
-    kept, dropping = [], False
-    for line in record.splitlines(keepends=True):
-        if line.startswith("["):
-            dropping = line.strip() == "[[common_cause]]"
-        if not dropping:
-            kept.append(line)
-    return "".join(kept)
 
 
 def with_causes(tmp_path: Path, entry_id: str, causes: str) -> catalog.Catalog:

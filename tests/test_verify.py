@@ -10,14 +10,15 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import catalog_without_causes
 
 from autograd_errors import verify
-from autograd_errors.catalog import load
 from autograd_errors.observe import run_script
 from autograd_errors.verify import Status
 
 REPO = Path(__file__).parent.parent
-CATALOG = load(use_cache=False)
+#: Repros written for a test do not run the entries' common causes (tests/test_causes.py does).
+CATALOG = catalog_without_causes()
 
 
 @pytest.fixture(scope="session")
