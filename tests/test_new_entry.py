@@ -19,45 +19,45 @@ from autograd_errors import catalog, gallery, observations, verify
 from autograd_errors.verify import Status
 
 REFERENCE = observations.reference_release(str(REPO / "constraints.txt"))
-NEW_ID = "throwaway-grad-size"
+NEW_ID = "throwaway-view-size"
 
-MESSAGE = (
-    "attempting to assign a gradient of size '{got:shape}' to a tensor of size "
-    "'{expected:shape}'. Please ensure that the gradient and the tensor are the same size"
-)
+# A real torch message that no entry of the catalog explains (not an autograd one: the
+# throw-away entry exists only in this test's copies).
+MESSAGE = "shape '{shape}' is invalid for input of size {size}"
 RECORD = f"""\
-title = "Assigning a gradient of another size to .grad"
+title = "Viewing a tensor as a shape of another size"
 exception = "RuntimeError"
 section = "leaves"
-cause = "`.grad` must have the tensor's size."
-fix = "Assign a gradient of the tensor's size."
+cause = "A view keeps the number of elements."
+fix = "View it as a shape with as many elements."
 
 [[wording]]
 variant = "current"
 message = "{MESSAGE}"
 since = "2.0.0"
-source = "https://github.com/pytorch/pytorch/blob/main/torch/csrc/autograd/python_variable.cpp"
+source = "https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/InferSize.h"
 """
 
 SCRIPT = '''\
 """
-throwaway-grad-size
+throwaway-view-size
 ===================
 
-.. autograd-entry:: throwaway-grad-size
+.. autograd-entry:: throwaway-view-size
 
-.. autograd-entry-footer:: throwaway-grad-size
+.. autograd-entry-footer:: throwaway-view-size
 """
 
 import torch
 
 x = torch.ones(2, requires_grad=True)
 try:
-    x.grad = torch.ones(3)  # broken
+    x.view(3)  # broken
 except RuntimeError as error:
     print(error)
 
-x.grad = torch.ones(2)  # fixed
+y = x.view(2, 1)  # fixed
+y.sum().backward()
 torch.testing.assert_close(x.grad, torch.ones(2))
 '''
 
