@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any, TextIO
 
+    from autograd_errors.matching import Explanation
+
     ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], Any]
 
 #: What :func:`install` replaced, to put back on :func:`uninstall`.
@@ -32,11 +34,11 @@ def answer_for(error: BaseException, *, html: bool = False, width: int | None = 
     explains it. Reads the exception's message and its traceback, as a paste of them."""
     import traceback
 
-    from autograd_errors import explain, report
+    import autograd_errors.report as report
     from autograd_errors.frames import user_frame
 
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    explanation = explain(text)
+    explanation = _explain(text)
     if not explanation.matches:
         return ""
     base_url = os.environ.get("AUTOGRAD_ERRORS_BASE_URL") or report.DEFAULT_BASE_URL
@@ -45,6 +47,13 @@ def answer_for(error: BaseException, *, html: bool = False, width: int | None = 
     style = report.Style.for_stream(sys.stderr)
     width = width or report.text_width(sys.stderr)
     return report.short_text(explanation, base_url, style, width, user_frame(text))
+
+
+def _explain(text: str) -> Explanation:
+    from autograd_errors.catalog import load
+    from autograd_errors.matching import explain
+
+    return explain(text, load())
 
 
 def _print_answer(error: BaseException | None) -> None:
@@ -92,9 +101,9 @@ def _showwarning(
 ) -> None:
     _saved["showwarning"](message, category, filename, lineno, file, line)
     try:
-        from autograd_errors import explain, report
+        import autograd_errors.report as report
 
-        explanation = explain(f"{category.__name__}: {message}")
+        explanation = _explain(f"{category.__name__}: {message}")
         if not explanation.matches:
             return
         entry = explanation.matches[0].entry

@@ -23,14 +23,14 @@ class Answer:
         self.error = error
 
     def __repr__(self) -> str:
-        from autograd_errors import hooks
+        from autograd_errors.hooks import answer_for
 
-        return "autograd-errors: " + hooks.answer_for(self.error, width=88)
+        return "autograd-errors: " + answer_for(self.error, width=88)
 
     def _repr_html_(self) -> str:
-        from autograd_errors import hooks
+        from autograd_errors.hooks import answer_for
 
-        return hooks.answer_for(self.error, html=True)
+        return answer_for(self.error, html=True)
 
 
 def _handler(
@@ -44,9 +44,9 @@ def _handler(
     try:
         from IPython.display import display
 
-        from autograd_errors import explain
+        from autograd_errors.hooks import answer_for
 
-        if explain(error).matches:
+        if answer_for(error):
             display(Answer(error))  # type: ignore[no-untyped-call]
     except Exception:  # noqa: BLE001 - the traceback is shown; the answer is a courtesy
         pass
