@@ -12,6 +12,7 @@ runs under ``python -m autograd_errors check`` and under sphinx-gallery while th
 from __future__ import annotations
 
 import ast
+import contextlib
 import io
 import os
 import sys
@@ -21,6 +22,7 @@ from contextlib import redirect_stderr, redirect_stdout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from types import FrameType
     from typing import Any
 
@@ -206,8 +208,9 @@ def run_script(path: str) -> Observation:
         code = compile(handle.read(), os.path.abspath(path), "exec")
     namespace = {"__name__": "__main__", "__file__": os.path.abspath(path)}
     observer = Observer(path)
-    # What the script prints is its page's business; check's report is the verdicts.
-    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+    # What the script prints is its page's business; check's report is the verdicts. torch's
+    # C++ side (DDP's reducer, gloo) writes its warnings to file descriptor 2 directly.
+    with _native_stderr_silenced(), redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
         observer.start()
         try:
             exec(code, namespace)
@@ -216,3 +219,22 @@ def run_script(path: str) -> Observation:
         finally:
             observation = observer.stop()
     return observation
+
+
+@contextlib.contextmanager
+def _native_stderr_silenced() -> Iterator[None]:
+    """File descriptor 2 pointed at /dev/null for the duration, then given back."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):
+        yield  # no descriptor 2 to silence (an embedded interpreter, a closed stderr)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
