@@ -50,6 +50,9 @@ def test_the_reference_release_raises_every_active_entry():
     for entry in CATALOG:
         if entry.is_pitfall or entry.retired:
             continue
+        if entry.needs == "cuda":  # not run where the reference recording is made: said so
+            assert Status(reference.entries[entry.id]["status"]) is Status.NEEDS_CUDA
+            continue
         assert reference.message(entry), entry.id
         assert Status(reference.entries[entry.id]["status"]) is Status.OK
 
