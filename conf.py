@@ -50,6 +50,9 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 intersphinx_mapping = {}
 
+# Formulas as MathML, made at build time: no MathJax from a CDN (autograd_errors.sphinxext.mathml).
+html_math_renderer = "mathml"
+
 html_theme = "pydata_sphinx_theme"
 html_title = "autograd-errors"
 html_static_path = ["docs/_static"]

@@ -238,7 +238,7 @@ torch.testing.assert_close(weight.grad, 1 + 2 * weight.detach())
 
 # %%
 # Pitfall: ``loss.requires_grad = True``
-# -------------------------------------
+# ---------------------------------------
 # A loss without a graph is a leaf, so its flag may be switched on, and the error goes away.
 # But ``backward()`` then stops at the loss itself: no parameter gets a gradient, and the model
 # never trains.

@@ -1,7 +1,7 @@
 """The answer where the error surfaces: after a script's traceback, under a notebook cell, in
 pytest's report.
 
-:func:`install` chains :data:`sys.excepthook` and :data:`threading.excepthook`: the original
+``install()`` chains ``sys.excepthook`` and ``threading.excepthook``: the original
 hook prints the traceback unchanged, then, for an error the catalog knows, the short answer
 follows on stderr. Installing costs next to nothing; the catalog and the matcher load only when
 an exception arrives. A hook must never make things worse, so whatever fails inside it is

@@ -154,7 +154,7 @@ class EntryDirective(_EntryDirective):
                 "",
                 ".. code-block:: console",
                 "",
-                f"   $ python -m autograd_errors explain {shlex.quote(message)}",
+                f"   $ python -m autograd_errors explain {shlex.quote(' '.join(message.split()))}",
                 "",
             ]
         return self.parse(lines)

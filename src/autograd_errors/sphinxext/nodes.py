@@ -18,9 +18,16 @@ def rst_code(text: str) -> str:
     parts = text.split("`")
     if len(parts) % 2 == 0:  # an unmatched backtick: all of it is text
         return _escape_markup(text).replace("`", "\\`")
-    return "".join(
-        _escape_markup(part) if i % 2 == 0 else f"``{part}``" for i, part in enumerate(parts)
-    )
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2 == 0:
+            out.append(_escape_markup(part))
+            continue
+        # A literal glued to a word (`.detach()`ed) needs reStructuredText's escaped space.
+        before = "\\ " if parts[i - 1][-1:].isalnum() else ""
+        after = "\\ " if parts[i + 1][:1].isalnum() else ""
+        out.append(f"{before}``{part}``{after}")
+    return "".join(out)
 
 
 def _escape_markup(text: str) -> str:
