@@ -245,3 +245,14 @@ def test_pages_load_nothing_from_other_hosts(browser, server, page):
     )
     assert resources
     assert [url for url in resources if not url.startswith(server)] == []
+
+
+def test_long_unrecognised_queries_rank_the_most_relevant_page_first(browser, server):
+    # Not an error message: nothing matches, so the pages are ranked word by word, best first.
+    query = (
+        "how do I add a new entry: the record in entries, the gallery script in its section "
+        "folder, the _order.txt file and the README.txt of a new section"
+    )
+    pages = results(browser, search_url(server, query), "li.autograd-page-result a")
+    assert pages, "no page ranked"
+    assert pages[0].get_attribute("href").endswith("/contributing.html")

@@ -36,27 +36,27 @@ def all_pastes() -> list[str]:
     return pastes
 
 
-def python_results(pastes: list[str]) -> list[dict]:
-    results = []
-    for text in pastes:
-        found = explain(text, CATALOG)
-        results.append(
+def python_result(text: str) -> dict:
+    """What the Python matcher finds, in the shape tests/js/run-matcher.cjs prints."""
+    found = explain(text, CATALOG)
+    return {
+        "matches": [
             {
-                "matches": [
-                    {
-                        "id": m.entry.id,
-                        "variant": m.wording.variant,
-                        "fields": m.fields,
-                        "score": m.score,
-                        "message": m.message,
-                        "details": m.details(),
-                    }
-                    for m in found.matches
-                ],
-                "near_misses": [miss.entry.id for miss in found.near_misses],
+                "id": m.entry.id,
+                "variant": m.wording.variant,
+                "fields": m.fields,
+                "score": m.score,
+                "message": m.message,
+                "details": m.details(),
             }
-        )
-    return results
+            for m in found.matches
+        ],
+        "near_misses": [miss.entry.id for miss in found.near_misses],
+    }
+
+
+def python_results(pastes: list[str]) -> list[dict]:
+    return [python_result(text) for text in pastes]
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,11 @@
 """The catalog as the browser's matcher reads it (``_static/autograd-catalog.json``).
 
-Templates are exported already parsed (as tokens: literal text and placeholders), so the
-JavaScript matcher (``static/autograd-matcher.js``) needs no template parser of its own; the
-matching settings are exported from the Python constants, so both matchers run on the same
-numbers. Only what the paste page shows is included: every visitor of that page downloads it.
+Templates are exported already parsed (as tokens: literal text and placeholders, and as the
+whitespace-free parts matching uses), so the JavaScript matcher (``static/autograd-matcher.js``)
+needs no template parser of its own; the matching settings and the cleaning constants (line
+markers, closers, escape codes, control characters) are exported from the Python constants, so
+both matchers run on the same numbers and characters: the JavaScript copies none of them.
+Only what the paste page shows is included: every visitor of that page downloads it.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
                         "exception": w.exception,
                         "releases": w.releases.describe(),
                         "tokens": [_part(t) for t in w.template.tokens],
+                        "parts": [_part(p) for p in w.template.parts],
                     }
                     for w in entry.wordings
                 ],
@@ -69,8 +72,13 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
             "min_truncated_chars": templates.MIN_TRUNCATED_CHARS,
             "max_occurrences": templates.MAX_OCCURRENCES,
             "max_chars": normalize.MAX_CHARS,
+            "line_markers": list(normalize.LINE_MARKERS),
+            "closers": normalize.CLOSERS,
+            "ansi_pattern": normalize.ANSI_PATTERN,
+            "control_codes": list(normalize.CONTROL_CODES),
             "near_miss_similarity": matching.NEAR_MISS_SIMILARITY,
             "near_miss_tail": matching.NEAR_MISS_TAIL,
+            "punctuation": matching.PUNCTUATION,
         },
         "entries": entries,
     }

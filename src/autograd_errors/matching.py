@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 #: A near miss shares at least this fraction of an entry's words with the paste.
 NEAR_MISS_SIMILARITY = 0.6
 NEAR_MISS_TAIL = 20_000
-_PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~"
+PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~"
 
 
 class Match:
@@ -155,7 +155,7 @@ def near_misses(text: str, catalog: Catalog, limit: int = 3) -> list[NearMiss]:
 
 
 def _words(text: str) -> set[str]:
-    stripped = (word.strip(_PUNCTUATION).lower() for word in text.split())
+    stripped = (word.strip(PUNCTUATION).lower() for word in text.split())
     return {word for word in stripped if len(word) > 2}
 
 

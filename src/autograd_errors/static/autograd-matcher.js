@@ -8,22 +8,26 @@
 (function (root) {
   "use strict";
 
+  // Every constant comes from the catalog's settings (export.py), none is copied here.
   const NEWLINE_MARK = "\x01";
-  const LINE_MARKERS = [">", "... ", "E   ", "In [", "Out["];
-  const CLOSERS = "\"'`)]*_\u201d\u2019";
-  const PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~";
-  const ANSI =
-    /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,2048}(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]?/g;
-  // Control characters other than tab, line feed and escape, and a few invisible ones.
-  const CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f\x85\ufeff\u200b]/g;
 
   // ---- normalize.py ----------------------------------------------------------------------
 
-  function clean(text, maxChars) {
-    if (text.length > maxChars) text = text.slice(text.length - maxChars);
-    if (text.indexOf("\x1b") !== -1) text = text.replace(ANSI, "");
-    text = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").replace(CONTROLS, " ");
-    if (LINE_MARKERS.some((marker) => text.indexOf(marker) !== -1)) {
+  // The settings' character sets as regular expressions, built once per catalog.
+  function compileSettings(settings) {
+    const codes = settings.control_codes
+      .map((code) => "\\u" + code.toString(16).padStart(4, "0")).join("");
+    return Object.assign({}, settings, {
+      ansi: new RegExp(settings.ansi_pattern, "g"),
+      controls: new RegExp("[" + codes + "]", "g"),
+    });
+  }
+
+  function clean(text, settings) {
+    if (text.length > settings.max_chars) text = text.slice(text.length - settings.max_chars);
+    if (text.indexOf("\x1b") !== -1) text = text.replace(settings.ansi, "");
+    text = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").replace(settings.controls, " ");
+    if (settings.line_markers.some((marker) => text.indexOf(marker) !== -1)) {
       text = text.split("\n").map(stripMarker).join("\n");
     }
     return text;
@@ -73,7 +77,8 @@
   }
 
   class Skeleton {
-    constructor(cleaned) {
+    constructor(cleaned, settings) {
+      this.closers = settings.closers;
       const words = cleaned.split("\n").join(` ${NEWLINE_MARK} `).split(/\s+/);
       const pieces = [];
       this.breaks = [];
@@ -110,7 +115,7 @@
     endsLine(pos) {
       const text = this.text;
       let end = pos;
-      while (end < text.length && CLOSERS.indexOf(text[end]) !== -1) end++;
+      while (end < text.length && this.closers.indexOf(text[end]) !== -1) end++;
       if (text.startsWith("...", end)) end += 3;
       else if (text.startsWith("\u2026", end)) end += 1;
       if (end === text.length) return true;
@@ -172,20 +177,9 @@
     constructor(wording, settings) {
       this.settings = settings;
       this.tokens = wording.tokens;
-      // As templates.py's _parts: literals lose their whitespace, neighbours merge.
-      this.parts = [];
-      for (const token of wording.tokens) {
-        if (typeof token !== "string") {
-          this.parts.push({ name: token.name, kind: settings.kinds[token.kind],
-            endsAtBreak: token.ends_at_break });
-          continue;
-        }
-        const literal = token.split(/\s+/).join("");
-        if (!literal) continue;
-        const last = this.parts.length - 1;
-        if (last >= 0 && typeof this.parts[last] === "string") this.parts[last] += literal;
-        else this.parts.push(literal);
-      }
+      // The parts templates.py matches: whitespace-free literals and placeholders.
+      this.parts = wording.parts.map((part) => (typeof part === "string" ? part
+        : { name: part.name, kind: settings.kinds[part.kind], endsAtBreak: part.ends_at_break }));
       this.literalChars = this.parts
         .filter((part) => typeof part === "string")
         .reduce((sum, part) => sum + part.length, 0);
@@ -259,7 +253,7 @@
 
   class Catalog {
     constructor(data) {
-      this.settings = data.settings;
+      this.settings = compileSettings(data.settings);
       this.entries = data.entries;
       for (const entry of this.entries) {
         for (const wording of entry.wordings) {
@@ -321,7 +315,7 @@
   }
 
   function findMatches(text, catalog) {
-    const skeleton = new Skeleton(clean(text, catalog.settings.max_chars));
+    const skeleton = new Skeleton(clean(text, catalog.settings), catalog.settings);
     const candidates = [];
     for (const entry of catalog.entries) {
       for (const wording of entry.wordings) {
@@ -352,12 +346,12 @@
       (Number(isException(b)) - Number(isException(a))) || (b.end - a.end));
   }
 
-  function words(text) {
+  function words(text, punctuation) {
     const found = new Set();
     for (const raw of text.split(/\s+/)) {
       let start = 0, end = raw.length;
-      while (start < end && PUNCTUATION.indexOf(raw[start]) !== -1) start++;
-      while (end > start && PUNCTUATION.indexOf(raw[end - 1]) !== -1) end--;
+      while (start < end && punctuation.indexOf(raw[start]) !== -1) start++;
+      while (end > start && punctuation.indexOf(raw[end - 1]) !== -1) end--;
       const word = raw.slice(start, end).toLowerCase();
       if (word.length > 2) found.add(word);
     }
@@ -366,13 +360,14 @@
 
   function nearMisses(text, catalog, limit) {
     const settings = catalog.settings;
-    const pasted = words(clean(text.slice(-settings.near_miss_tail), settings.max_chars));
+    const pasted = words(clean(text.slice(-settings.near_miss_tail), settings), settings.punctuation);
     if (!pasted.size) return [];
     const found = [];
     for (const entry of catalog.entries) {
       let best = 0;
       for (const wording of entry.wordings) {
-        const own = words(wording.tokens.filter((t) => typeof t === "string").join(" "));
+        const own = words(wording.tokens.filter((t) => typeof t === "string").join(" "),
+          settings.punctuation);
         if (!own.size) continue;
         let shared = 0;
         for (const word of own) if (pasted.has(word)) shared++;
