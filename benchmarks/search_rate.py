@@ -74,6 +74,81 @@ def value_for(placeholder: Placeholder, rng: random.Random) -> str:
     return str(rng.randint(0, 9))
 
 
+def _clause(message: str) -> str:
+    """A clause from the middle of the message: the second one of 4+ words, else the first."""
+    clauses, current = [], []
+    for word in message.split():
+        current.append(word)
+        if word[-1] in ".,;:)" and not word.endswith("()"):
+            clauses.append(" ".join(current).strip(".,;:"))
+            current = []
+    if current:
+        clauses.append(" ".join(current))
+    long = [c for c in clauses if len(c.split()) >= 4] or clauses
+    return long[1] if len(long) > 1 else long[0]
+
+
+def _prefix(message: str) -> str:
+    words = message.split()
+    return " ".join(words[: max(5, min(8, len(words) - 1))])
+
+
+def _backticks(message: str) -> str:
+    words = message.split()
+    code = [i for i, w in enumerate(words) if any(c in w for c in "._()-=") or w[:1].isdigit()]
+    for i in code or [min(2, len(words) - 1)]:
+        words[i] = f"`{words[i]}`"
+    return " ".join(words)
+
+
+def _missing_spaces(message: str) -> str:
+    for mark in (". ", ", ", ": ", "; "):
+        message = message.replace(mark, mark[0])
+    return message
+
+
+def _typo(message: str) -> str:
+    words = message.split()
+    i = max(range(len(words)), key=lambda n: (sum(c.isalpha() for c in words[n]), -n))
+    word = words[i]
+    at = len(word) // 2
+    words[i] = word[: at - 1] + word[at] + word[at - 1] + word[at + 1 :]
+    return " ".join(words)
+
+
+def _swapped(message: str) -> str:
+    words = message.split()
+    if len(words) < 3:
+        return message
+    i = len(words) // 2
+    words[i - 1], words[i] = words[i], words[i - 1]
+    return " ".join(words)
+
+
+#: How real queries differ from the message (issue 11): each applied to every wording.
+PERTURBATIONS = {
+    "clause": _clause,
+    "prefix": _prefix,
+    "lower case": str.lower,
+    "backticks": _backticks,
+    "missing spaces": _missing_spaces,
+    "one typo": _typo,
+    "swapped words": _swapped,
+}
+
+
+def perturbed(entries: catalog.Catalog, rng: random.Random) -> list[tuple[str, str, str]]:
+    """(entry id, perturbation, text) for every wording of every entry."""
+    found = []
+    for entry in entries:
+        for wording in entry.wordings:
+            values = {p.name: value_for(p, rng) for p in wording.template.placeholders}
+            message = wording.template.render(values)
+            for name, perturb in PERTURBATIONS.items():
+                found.append((entry.id, name, perturb(message)))
+    return found
+
+
 def pastes(entries: catalog.Catalog, rng: random.Random) -> list[tuple[str, str, str]]:
     """(entry id, form of the paste, text) for every wording of every entry."""
     found = []

@@ -233,6 +233,8 @@ def _explain(options: Options) -> int:
             {
                 "query": text,
                 "matches": [report.match_json(m, base_url) for m in explanation.matches],
+                "near": [report.near_json(miss) for miss in explanation.near_misses],
+                "not_autograd": report.not_autograd_json(explanation.not_autograd),
             }
         )
     else:

@@ -10,7 +10,7 @@ Only what the paste page shows is included: every visitor of that page downloads
 
 from __future__ import annotations
 
-from autograd_errors import matching, normalize, templates
+from autograd_errors import fuzzy, matching, normalize, not_autograd, templates
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
         }
         for kind in templates.KINDS.values()
     }
+    index = fuzzy.index_of(catalog)
     entries = []
     for entry in catalog:
         if entry.is_pitfall:
@@ -76,9 +77,37 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
             "closers": normalize.CLOSERS,
             "ansi_pattern": normalize.ANSI_PATTERN,
             "control_codes": list(normalize.CONTROL_CODES),
-            "near_miss_similarity": matching.NEAR_MISS_SIMILARITY,
-            "near_miss_tail": matching.NEAR_MISS_TAIL,
-            "punctuation": matching.PUNCTUATION,
+            "near_miss_limit": matching.NEAR_MISS_LIMIT,
+            "context_wordings": [list(pair) for pair in matching.CONTEXT_WORDINGS],
+            "fuzzy": {
+                name.lower(): getattr(fuzzy, name)
+                for name in (
+                    "MAX_WORDS",
+                    "TYPO_QUARTERS",
+                    "TYPO_MIN_LENGTH",
+                    "MAX_PASTE_GAP",
+                    "MAX_WORDING_GAP",
+                    "PLACEHOLDER_WORDS",
+                    "INSERT_COST",
+                    "MIN_SCORE",
+                    "MIN_ANCHORS",
+                    "SHARED_PERCENT",
+                    "MAX_PARTIAL",
+                    "NEAR_MISS_PERCENT",
+                    "NEAR_MISS_WEIGHT",
+                )
+            },
+            "not_autograd": [
+                {"kind": k.name, "phrases": list(k.phrases), "hint": k.hint, "url": k.url}
+                for k in not_autograd.KINDS
+            ],
         },
         "entries": entries,
+        # The words index of fuzzy.py, as built there: the browser does not recompute weights.
+        "words": {
+            "weights": list(index.weights.items()),
+            "common": sorted(index.common),
+            "wordings": [[entry.id, wording.variant] for entry, wording in index.wordings],
+            "sequences": index.sequences,
+        },
     }

@@ -6,8 +6,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from autograd_errors import not_autograd
     from autograd_errors.catalog import Entry
-    from autograd_errors.matching import Explanation, Match
+    from autograd_errors.matching import Explanation, Match, NearMiss
 
 #: Where the reference site is published; ``--base-url`` or AUTOGRAD_ERRORS_BASE_URL override it.
 DEFAULT_BASE_URL = "https://autograd-errors.readthedocs.io/en/latest/"
@@ -44,12 +45,21 @@ def match_json(match: Match, base_url: str) -> dict[str, Any]:
         "id": match.entry.id,
         "title": match.entry.title,
         "exception": match.wording.exception,
+        "match": match.kind,
         "score": match.score,
         "variant": match.wording.variant,
         "fields": match.fields,
         "path": match.entry.path,
         "url": page_url(base_url, match.entry),
     }
+
+
+def near_json(miss: NearMiss) -> dict[str, Any]:
+    return {"id": miss.entry.id, "title": miss.entry.title, "score": miss.similarity}
+
+
+def not_autograd_json(kind: not_autograd.Kind | None) -> dict[str, str] | None:
+    return None if kind is None else {"kind": kind.name, "hint": kind.hint, "url": kind.url}
 
 
 def entry_json(entry: Entry, base_url: str) -> dict[str, Any]:
@@ -118,6 +128,10 @@ def _paragraphs(text: str, width: int, indent: str) -> list[str]:
 def explanation_text(explanation: Explanation, base_url: str, style: Style, width: int) -> str:
     matches = explanation.matches
     out: list[str] = []
+    elsewhere = explanation.not_autograd
+    if elsewhere is not None:
+        heading = style.red("Not an autograd error")
+        return f"{heading} ({elsewhere.name}): {elsewhere.hint} See {elsewhere.url}"
     if not matches:
         out.append(style.red("No entry matches this text."))
         if explanation.near_misses:
@@ -133,7 +147,10 @@ def explanation_text(explanation: Explanation, base_url: str, style: Style, widt
         out.append("")
         out.append("`autograd-errors list` shows every entry.")
         return "\n".join(out)
-    if len(matches) > 1:
+    if explanation.shared:
+        out.append(f"{len(matches)} entries share this part of a message; none stands out.")
+        out.append("")
+    elif len(matches) > 1:
         out.append(f"{len(matches)} entries in this paste, the final exception first.")
         out.append("")
     for number, match in enumerate(matches, 1):
@@ -148,7 +165,11 @@ def _match_lines(match: Match, label: str, base_url: str, style: Style, width: i
     entry, wording = match.entry, match.wording
     out = [f"{label}{style.bold(entry.title)}  {style.dim('(' + entry.id + ')')}"]
     out += _paragraphs(f"{wording.exception}: {match.message}", width, "  ")
-    coverage = "" if match.score >= 1 else f" Your paste stops {round(match.score * 100)}% into it."
+    coverage = (
+        ""
+        if match.kind == "exact"
+        else f" Matched part of the wording ({round(match.score * 100)}% of it)."
+    )
     out.append(
         style.dim(
             f"  Wording '{wording.variant}', printed by {wording.releases.describe()}.{coverage}"

@@ -16,10 +16,11 @@ function result(text) {
   const found = matcher.explain(text, catalog);
   return {
     matches: found.matches.map((m) => ({
-      id: m.entry.id, variant: m.wording.variant, fields: m.fields, score: m.score,
-      message: m.message, details: m.details,
+      id: m.entry.id, variant: m.wording.variant, kind: m.kind, fields: m.fields,
+      score: m.score, message: m.message, details: m.details,
     })),
-    near_misses: found.nearMisses.map((miss) => miss.entry.id),
+    near_misses: found.nearMisses.map((miss) => [miss.entry.id, miss.similarity]),
+    not_autograd: found.notAutograd ? found.notAutograd.kind : null,
   };
 }
 

@@ -255,12 +255,181 @@
     constructor(data) {
       this.settings = compileSettings(data.settings);
       this.entries = data.entries;
+      const byVariant = new Map();
       for (const entry of this.entries) {
         for (const wording of entry.wordings) {
           wording.template = new Template(wording, this.settings);
+          byVariant.set(entry.id + "\n" + wording.variant, { entry, wording });
+        }
+      }
+      this.context = new Set(this.settings.context_wordings.map(([id, v]) => id + "\n" + v));
+      this.index = new WordIndex(data.words, byVariant, this.settings.fuzzy);
+    }
+  }
+
+  // ---- fuzzy.py: partial matches by rare words (the index comes built from export.py) --------
+
+  function words(text) {
+    const found = [];
+    for (const raw of text.replace(/[^A-Za-z0-9_]+/g, " ").toLowerCase().split(" ")) {
+      let start = 0, end = raw.length;
+      while (start < end && raw[start] === "_") start++;
+      while (end > start && raw[end - 1] === "_") end--;
+      if (end > start) found.push(raw.slice(start, end));
+    }
+    return found;
+  }
+
+  function messageLines(cleaned) {
+    const kept = [];
+    let afterFrame = false;
+    for (const line of cleaned.split("\n")) {
+      const stripped = line.replace(/^\s+/, "");
+      if (stripped.startsWith('File "')) { afterFrame = true; continue; }
+      if (afterFrame && stripped && (line[0] === " " || line[0] === "\t")) {
+        afterFrame = false;
+        continue;
+      }
+      afterFrame = false;
+      kept.push(line);
+    }
+    return kept.join("\n");
+  }
+
+  function deletions(word) {
+    const found = [];
+    for (let i = 0; i < word.length; i++) found.push(word.slice(0, i) + word.slice(i + 1));
+    return found;
+  }
+
+  function pushTo(map, key, value) {
+    const list = map.get(key);
+    if (list) list.push(value); else map.set(key, [value]);
+  }
+
+  class WordIndex {
+    constructor(data, byVariant, settings) {
+      this.settings = settings;
+      this.weights = new Map(data.weights);
+      this.common = new Set(data.common);
+      this.wordings = data.wordings.map(([id, variant]) => byVariant.get(id + "\n" + variant));
+      this.sequences = data.sequences;
+      this.occurrences = new Map();
+      this.sequences.forEach((sequence, k) => sequence.forEach((word, position) => {
+        if (word !== null) pushTo(this.occurrences, word, [k, position]);
+      }));
+      this.byDeletion = new Map();
+      for (const word of this.weights.keys()) {
+        if (word.length >= settings.typo_min_length - 1) {
+          for (const deleted of deletions(word)) pushTo(this.byDeletion, deleted, word);
         }
       }
     }
+
+    similar(word) {
+      if (word.length < this.settings.typo_min_length) return [];
+      const candidates = [...(this.byDeletion.get(word) || [])];
+      const dropped = deletions(word);
+      for (const d of dropped) if (this.weights.has(d)) candidates.push(d);
+      for (const d of dropped) for (const c of (this.byDeletion.get(d) || [])) candidates.push(c);
+      const found = [];
+      for (const c of candidates) if (c !== word && !found.includes(c)) found.push(c);
+      return found;
+    }
+  }
+
+  function fragments(pasted, index) {
+    const s = index.settings;
+    const kept = pasted.filter((word) => !index.common.has(word));
+    const tail = kept.slice(Math.max(0, kept.length - s.max_words));
+    const memo = new Map();
+    const recent = new Map();
+    const best = new Map();
+    tail.forEach((word, i) => {
+      let hits = memo.get(word);
+      if (!hits) {
+        hits = (index.occurrences.get(word) || []).map(([k, j]) => [k, j, index.weights.get(word)]);
+        for (const similar of index.similar(word)) {
+          const weight = Math.floor(index.weights.get(similar) * s.typo_quarters / 4);
+          for (const [k, j] of index.occurrences.get(similar) || []) hits.push([k, j, weight]);
+        }
+        memo.set(word, hits);
+      }
+      for (const [k, j, weight] of hits) {
+        const sequence = index.sequences[k];
+        let states = recent.get(k);
+        if (!states) { states = []; recent.set(k, states); }
+        while (states.length && states[0][0] < i - s.max_paste_gap) states.shift();
+        let score = weight, matched = weight, count = 1;
+        for (const [pi, pj, pscore, pmatched, pcount] of states) {
+          if (pi >= i || !(pj < j && j <= pj + s.max_wording_gap)) continue;
+          let holes = 0, skippedWeight = 0;
+          for (let n = pj + 1; n < j; n++) {
+            if (sequence[n] === null) holes++; else skippedWeight += index.weights.get(sequence[n]);
+          }
+          let cost = Math.floor(skippedWeight / 2);
+          const extra = i - pi - 1 - holes * s.placeholder_words;
+          if (extra > 0) cost += extra * s.insert_cost;
+          if (pscore + weight - cost > score) {
+            score = pscore + weight - cost; matched = pmatched + weight; count = pcount + 1;
+          }
+        }
+        states.push([i, j, score, matched, count]);
+        const previous = best.get(k);
+        if (!previous || score >= previous[0]) best.set(k, [score, matched, count, i]);
+      }
+    });
+    const found = [];
+    for (const [k, [score, matched, count, end]] of best) {
+      if (score < s.min_score || count < s.min_anchors) continue;
+      const { entry, wording } = index.wordings[k];
+      let total = 0;
+      for (const word of index.sequences[k]) if (word !== null) total += index.weights.get(word);
+      const coverage = total ? Math.min(Math.floor(matched * 1000 / total), 999) / 1000 : 0;
+      found.push({ entry, wording, score, coverage, anchors: count, end });
+    }
+    found.sort((a, b) => (b.score - a.score) || (b.coverage - a.coverage) || (b.end - a.end));
+    return found;
+  }
+
+  function fuzzyNearMisses(pasted, index) {
+    const s = index.settings;
+    const present = new Set();
+    for (const word of new Set(pasted.slice(Math.max(0, pasted.length - s.max_words)))) {
+      if (index.weights.has(word)) present.add(word);
+      for (const similar of index.similar(word)) present.add(similar);
+    }
+    const shares = new Map();
+    index.sequences.forEach((sequence, k) => {
+      const { entry } = index.wordings[k];
+      let total = 0, held = 0;
+      for (const word of sequence) {
+        if (word === null) continue;
+        total += index.weights.get(word);
+        if (present.has(word)) held += index.weights.get(word);
+      }
+      if (!total) return;
+      const share = Math.floor(held * 100 / total);
+      const previous = shares.get(entry.id);
+      if (held < s.near_miss_weight || share < s.near_miss_percent) return;
+      if (share > (previous ? previous.share : -1)) {
+        shares.set(entry.id, { entry, share });
+      }
+    });
+    return [...shares.values()].sort((a, b) => b.share - a.share)
+      .map(({ entry, share }) => ({ entry, similarity: share / 100 }));
+  }
+
+  function recogniseNotAutograd(pasted, kinds) {
+    const text = " " + pasted.join(" ") + " ";
+    let found = null, last = -1;
+    for (const kind of kinds) {
+      for (const phrase of kind.phrases) {
+        const at = text.lastIndexOf(" " + phrase + " ");
+        if (at > last) { found = kind; last = at; }
+      }
+    }
+    return found;
   }
 
   function withDerivedFields(fields) {
@@ -334,59 +503,77 @@
       taken.splice(spanIndex(taken, found.start, found.end), 0, [found.start, found.end]);
       const previous = latest.get(entry.id);
       if (!previous || found.end > previous.end) {
-        latest.set(entry.id, {
-          entry, wording, fields: found.fields, score: wording.template.score(found),
-          start: found.start, end: found.end,
-          message: wording.template.render(found.fields),
-          details: details(entry, found.fields),
-        });
+        latest.set(entry.id, makeMatch(entry, wording, found.fields,
+          wording.template.score(found), found.start, found.end));
       }
     }
-    return [...latest.values()].sort((a, b) =>
+    const matches = [...latest.values()].sort((a, b) =>
       (Number(isException(b)) - Number(isException(a))) || (b.end - a.end));
-  }
-
-  function words(text, punctuation) {
-    const found = new Set();
-    for (const raw of text.split(/\s+/)) {
-      let start = 0, end = raw.length;
-      while (start < end && punctuation.indexOf(raw[start]) !== -1) start++;
-      while (end > start && punctuation.indexOf(raw[end - 1]) !== -1) end--;
-      const word = raw.slice(start, end).toLowerCase();
-      if (word.length > 2) found.add(word);
+    if (matches.some((m) => !isContext(m, catalog))) {
+      return matches.filter((m) => !isContext(m, catalog));
     }
-    return found;
+    return matches;
   }
 
-  function nearMisses(text, catalog, limit) {
-    const settings = catalog.settings;
-    const pasted = words(clean(text.slice(-settings.near_miss_tail), settings), settings.punctuation);
-    if (!pasted.size) return [];
-    const found = [];
-    for (const entry of catalog.entries) {
-      let best = 0;
-      for (const wording of entry.wordings) {
-        const own = words(wording.tokens.filter((t) => typeof t === "string").join(" "),
-          settings.punctuation);
-        if (!own.size) continue;
-        let shared = 0;
-        for (const word of own) if (pasted.has(word)) shared++;
-        best = Math.max(best, shared / own.size);
-      }
-      if (best >= settings.near_miss_similarity) {
-        found.push({ entry, similarity: Math.round(best * 100) / 100 });
-      }
+  function makeMatch(entry, wording, fields, score, start, end) {
+    return {
+      entry, wording, fields, score, kind: score >= 1 ? "exact" : "partial", start, end,
+      message: wording.template.render(fields), details: details(entry, fields),
+    };
+  }
+
+  function isContext(match, catalog) {
+    return catalog.context.has(match.entry.id + "\n" + match.wording.variant);
+  }
+
+  function partialMatches(pasted, catalog) {
+    let found = fragments(pasted, catalog.index);
+    const main = found.filter((f) => !isContext(f, catalog));
+    if (main.length) found = main;
+    const best = new Map();
+    for (const fragment of found) {
+      if (!best.has(fragment.entry.id)) best.set(fragment.entry.id, fragment);
     }
-    found.sort((a, b) => b.similarity - a.similarity);
-    return found.slice(0, limit || 3);
+    const ranked = [...best.values()];
+    if (!ranked.length) return [];
+    const top = ranked[0].score;
+    return ranked.filter((f) => f.score * 100 >= top * catalog.index.settings.shared_percent)
+      .slice(0, catalog.index.settings.max_partial)
+      .map((f) => makeMatch(f.entry, f.wording, {}, f.coverage, -1, -1));
   }
 
+  // As matching.py's explain: exact matches first; else a non-autograd error; else partial
+  // matches; else near misses.
   function explain(text, catalog) {
-    const matches = findMatches(text, catalog);
-    return { matches, nearMisses: matches.length ? [] : nearMisses(text, catalog) };
+    const exact = findMatches(text, catalog);
+    const none = { matches: [], nearMisses: [], notAutograd: null };
+    if (exact.some((m) => m.kind === "exact" && !isContext(m, catalog))) {
+      return Object.assign(none, { matches: exact });
+    }
+    const settings = catalog.settings;
+    const pasted = words(messageLines(clean(text, settings)));
+    const tail = pasted.slice(Math.max(0, pasted.length - settings.fuzzy.max_words));
+    const elsewhere = recogniseNotAutograd(tail, settings.not_autograd);
+    if (elsewhere) return Object.assign(none, { notAutograd: elsewhere });
+    const cut = new Map();
+    for (const m of exact) if (!isContext(m, catalog)) cut.set(m.entry.id, m);
+    const ranked = partialMatches(pasted, catalog).map((m) => {
+      const kept = cut.get(m.entry.id);
+      cut.delete(m.entry.id);
+      return kept || m;
+    });
+    const main = ranked.filter((m) => !isContext(m, catalog)).concat([...cut.values()]);
+    if (main.length) return Object.assign(none, { matches: main });
+    // Anomaly mode's warnings alone.
+    if (exact.length || ranked.length) {
+      return Object.assign(none, { matches: exact.length ? exact : ranked });
+    }
+    return Object.assign(none, {
+      nearMisses: fuzzyNearMisses(pasted, catalog.index).slice(0, settings.near_miss_limit),
+    });
   }
 
-  const api = { Catalog, Skeleton, clean, explain, findMatches, nearMisses, withDerivedFields };
+  const api = { Catalog, Skeleton, clean, explain, findMatches, words, withDerivedFields };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.AutogradErrors = api;
 })(typeof window !== "undefined" ? window : this);
