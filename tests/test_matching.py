@@ -277,3 +277,16 @@ def test_the_operation_behind_every_node_name_style(node, op):
     from autograd_errors.matching import with_derived_fields
 
     assert with_derived_fields({"node": node})["op"] == op
+
+
+def test_exact_matches_rank_above_partial_ones(packaged_catalog):
+    # A complete message, then (the final exception) one cut off at its line's end.
+    paste = (
+        "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.\n"
+        "RuntimeError: Trying to backward through the graph a second time\n"
+    )
+    matches = explain(paste, packaged_catalog).matches
+    assert [(m.entry.id, m.kind) for m in matches] == [
+        ("leaf-inplace", "exact"),
+        ("backward-twice", "partial"),
+    ]

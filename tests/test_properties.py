@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_matcher_js import NODE_RUNNER, python_result
 
-from autograd_errors import catalog, export
+from autograd_errors import catalog, export, fuzzy, not_autograd
 from autograd_errors.matching import explain
 from autograd_errors.normalize import decode
 
@@ -28,8 +28,16 @@ FRAGMENTS = sorted(
         if piece
     }
 )
+# The partial matcher's paths: words in lower case, typos, backticks, frames, non-autograd errors.
+WORDS = sorted({word for fragment in FRAGMENTS for word in fuzzy.words(fragment)})
+NOT_AUTOGRAD = [phrase for kind in not_autograd.KINDS for phrase in kind.phrases]
 HOSTILE = st.one_of(
     st.sampled_from(FRAGMENTS),
+    st.sampled_from(FRAGMENTS).map(str.lower),
+    st.sampled_from(WORDS).map(lambda word: word[1:] + word[:1]),
+    st.sampled_from(WORDS).map(lambda word: f"`{word}`"),
+    st.sampled_from(NOT_AUTOGRAD),
+    st.just('\n  File "/x/train.py", line 3, in <module>\n    loss.backward()\n'),
     st.sampled_from(
         [
             "\n",
@@ -68,6 +76,10 @@ def test_matching_never_raises_and_results_are_consistent(paste):
         assert match.message  # renders
         match.details()
     assert not (explanation.matches and explanation.near_misses)
+    assert not (explanation.matches and explanation.not_autograd)
+    assert [m.kind for m in explanation.matches] == sorted(
+        (m.kind for m in explanation.matches), key=lambda kind: kind != "exact"
+    )
 
 
 @pytest.fixture(scope="module")

@@ -82,7 +82,10 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
             "fuzzy": {
                 name.lower(): getattr(fuzzy, name)
                 for name in (
+                    "MAX_LINES",
+                    "MAX_RAW_WORDS",
                     "MAX_WORDS",
+                    "TYPO_MAX_LENGTH",
                     "TYPO_QUARTERS",
                     "TYPO_MIN_LENGTH",
                     "MAX_PASTE_GAP",

@@ -20,10 +20,12 @@ exact matcher (:mod:`autograd_errors.templates`) finds none of these; this modul
   wording). Skipping a wording's word costs half its weight (a missing or swapped word); extra
   paste words cost INSERT_COST each, beyond what the placeholders between may hold.
 
-Why it is linear in the paste: only the last MAX_WORDS words are read; each word costs its
-length in lookups; each anchor names at most the catalog's occurrences of that word (a constant
-of the catalog) and each chain step looks back over a bounded window. So the work is at most
-proportional to the paste's length, and bounded by a constant beyond MAX_WORDS words.
+Why it is linear in the paste: only the last MAX_LINES lines are split into words (a split
+and a byte translation, both linear), and only the last MAX_WORDS words are aligned; a word costs
+its length in lookups (words longer than TYPO_MAX_LENGTH are not looked up for typos); each
+anchor names at most the catalog's occurrences of that word (a constant of the catalog), and each
+chain step looks back over a bounded window, with the cost of a gap read from prefix sums. So the
+work is at most proportional to the paste's length, and bounded by a constant beyond MAX_WORDS.
 """
 
 from __future__ import annotations
@@ -34,14 +36,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autograd_errors.catalog import Catalog, Entry, Wording
 
-#: Only the paste's last words are read: the final exception is at the end of a traceback.
-MAX_WORDS = 3000
+#: Only the paste's last lines and words are read: the final exception ends a traceback.
+MAX_LINES = 2000
+MAX_RAW_WORDS = 4000
+MAX_WORDS = 1000
 #: Words used by more than this share of the entries weigh nothing.
 COMMON_SHARE = 3
 #: A typo'd word counts this share (numerator / 4) of its weight.
 TYPO_QUARTERS = 3
-#: Shortest word looked up for typos.
+#: Shortest and longest word looked up for typos.
 TYPO_MIN_LENGTH = 5
+TYPO_MAX_LENGTH = 64
 #: How far back a chain may reach, in paste words and in wording words.
 MAX_PASTE_GAP = 12
 MAX_WORDING_GAP = 8
@@ -67,9 +72,11 @@ _WORD_BYTES = bytes(
 
 
 def words(text: str) -> list[str]:
-    """The words of ``text``, as this module compares them."""
+    """The last MAX_RAW_WORDS words of ``text``, as this module compares them."""
     ascii_text = text.encode("ascii", "replace").translate(_WORD_BYTES).lower().decode("ascii")
-    return [word for word in (raw.strip("_") for raw in ascii_text.split()) if word]
+    return [
+        word for word in (raw.strip("_") for raw in ascii_text.split()[-MAX_RAW_WORDS:]) if word
+    ]
 
 
 def message_lines(cleaned: str) -> str:
@@ -78,7 +85,7 @@ def message_lines(cleaned: str) -> str:
     what the user asks about, and would give a short wording's words away."""
     kept: list[str] = []
     after_frame = False
-    for line in cleaned.split("\n"):
+    for line in cleaned.split("\n")[-MAX_LINES:]:
         stripped = line.lstrip()
         if stripped.startswith('File "'):
             after_frame = True
@@ -102,7 +109,16 @@ class Index:
     weigh nothing left out. ``export.py`` ships these to the browser's matcher as they are.
     """
 
-    __slots__ = ("by_deletion", "common", "occurrences", "sequences", "weights", "wordings")
+    __slots__ = (
+        "by_deletion",
+        "common",
+        "holes_before",
+        "occurrences",
+        "sequences",
+        "weight_before",
+        "weights",
+        "wordings",
+    )
 
     def __init__(self, catalog: Catalog) -> None:
         self.wordings: list[tuple[Entry, Wording]] = [
@@ -130,6 +146,16 @@ class Index:
             else:
                 self.common.add(word)
         self.sequences = [[w for w in seq if w is None or w in self.weights] for seq in raw]
+        # Prefix sums: the weight of a wording's words before position j, and its placeholders.
+        self.weight_before: list[list[int]] = []
+        self.holes_before: list[list[int]] = []
+        for sequence in self.sequences:
+            weight, holes = [0], [0]
+            for word in sequence:
+                weight.append(weight[-1] + (0 if word is None else self.weights[word]))
+                holes.append(holes[-1] + (word is None))
+            self.weight_before.append(weight)
+            self.holes_before.append(holes)
         self.occurrences: dict[str, list[tuple[int, int]]] = {}
         for k, sequence in enumerate(self.sequences):
             for position, word in enumerate(sequence):
@@ -143,7 +169,7 @@ class Index:
 
     def similar(self, word: str) -> list[str]:
         """Catalog words one edit from ``word`` (not ``word`` itself), in a stable order."""
-        if len(word) < TYPO_MIN_LENGTH:
+        if not TYPO_MIN_LENGTH <= len(word) <= TYPO_MAX_LENGTH:
             return []
         found: list[str] = []
         for candidate in (
@@ -211,17 +237,16 @@ def fragments(pasted_words: list[str], catalog: Catalog) -> list[Fragment]:
     best: dict[int, tuple[int, int, int, int]] = {}  # wording -> score, matched, count, end
     for i, hits in enumerate(anchors):
         for k, j, weight in hits:
-            sequence = index.sequences[k]
+            weight_before, holes_before = index.weight_before[k], index.holes_before[k]
             states = recent.setdefault(k, [])
             while states and states[0][0] < i - MAX_PASTE_GAP:
-                states.pop(0)
+                del states[0]
             score, matched, count = weight, weight, 1
             for pi, pj, pscore, pmatched, pcount in states:
                 if pi >= i or not (pj < j <= pj + MAX_WORDING_GAP):
                     continue
-                skipped = sequence[pj + 1 : j]
-                holes = sum(1 for w in skipped if w is None)
-                cost = sum(index.weights[w] for w in skipped if w is not None) // 2
+                cost = (weight_before[j] - weight_before[pj + 1]) // 2
+                holes = holes_before[j] - holes_before[pj + 1]
                 extra = i - pi - 1 - holes * PLACEHOLDER_WORDS
                 if extra > 0:
                     cost += extra * INSERT_COST
@@ -236,7 +261,7 @@ def fragments(pasted_words: list[str], catalog: Catalog) -> list[Fragment]:
         if score < MIN_SCORE or count < MIN_ANCHORS:
             continue
         entry, wording = index.wordings[k]
-        total = sum(index.weights[w] for w in index.sequences[k] if w is not None)
+        total = index.weight_before[k][-1]
         # Integer arithmetic, so that the browser's matcher computes the very same number.
         coverage = min(matched * 1000 // total, 999) / 1000 if total else 0.0
         found.append(Fragment(entry, wording, score, coverage, count, end))

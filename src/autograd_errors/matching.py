@@ -18,7 +18,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 
 from autograd_errors import fuzzy, not_autograd
-from autograd_errors.normalize import clean, skeleton
+from autograd_errors.normalize import Skeleton, clean, skeleton
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -138,10 +138,12 @@ def with_derived_fields(fields: dict[str, str]) -> dict[str, str]:
 
 def explain(text: str, catalog: Catalog) -> Explanation:
     """Match ``text`` against every wording in ``catalog``."""
-    exact = find_matches(text, catalog)
+    cleaned = clean(text)
+    exact = _find_in(Skeleton.of(cleaned), catalog)
     if any(m.kind == "exact" and not _is_context(m) for m in exact):
-        return Explanation(exact, [])
-    pasted = fuzzy.words(fuzzy.message_lines(clean(text)))
+        # Exact matches rank above cut-off ones; each group keeps its final-exception-first order.
+        return Explanation(sorted(exact, key=lambda m: m.kind != "exact"), [])
+    pasted = fuzzy.words(fuzzy.message_lines(cleaned))
     elsewhere = not_autograd.recognise(pasted[-fuzzy.MAX_WORDS :])
     if elsewhere is not None:
         return Explanation([], [], elsewhere)
@@ -188,7 +190,10 @@ def find_matches(text: str, catalog: Catalog) -> list[Match]:
     """Every entry present in ``text``: the final exception first, then earlier exceptions,
     then warnings (last first). Warnings come after exceptions even when the paste shows them
     later, as when a terminal interleaves stderr and stdout."""
-    sk = skeleton(text)
+    return _find_in(skeleton(text), catalog)
+
+
+def _find_in(sk: Skeleton, catalog: Catalog) -> list[Match]:
     candidates = [
         (found, entry, wording)
         for entry in catalog

@@ -269,9 +269,10 @@
 
   // ---- fuzzy.py: partial matches by rare words (the index comes built from export.py) --------
 
-  function words(text) {
+  function words(text, maxRawWords) {
     const found = [];
-    for (const raw of text.replace(/[^A-Za-z0-9_]+/g, " ").toLowerCase().split(" ")) {
+    const all = text.replace(/[^A-Za-z0-9_]+/g, " ").toLowerCase().split(" ").filter(Boolean);
+    for (const raw of all.slice(Math.max(0, all.length - maxRawWords))) {
       let start = 0, end = raw.length;
       while (start < end && raw[start] === "_") start++;
       while (end > start && raw[end - 1] === "_") end--;
@@ -280,10 +281,11 @@
     return found;
   }
 
-  function messageLines(cleaned) {
+  function messageLines(cleaned, maxLines) {
     const kept = [];
     let afterFrame = false;
-    for (const line of cleaned.split("\n")) {
+    const lines = cleaned.split("\n");
+    for (const line of lines.slice(Math.max(0, lines.length - maxLines))) {
       const stripped = line.replace(/^\s+/, "");
       if (stripped.startsWith('File "')) { afterFrame = true; continue; }
       if (afterFrame && stripped && (line[0] === " " || line[0] === "\t")) {
@@ -314,6 +316,19 @@
       this.common = new Set(data.common);
       this.wordings = data.wordings.map(([id, variant]) => byVariant.get(id + "\n" + variant));
       this.sequences = data.sequences;
+      // Prefix sums, as fuzzy.py's: weight and placeholders before each position.
+      this.weightBefore = this.sequences.map((sequence) => {
+        const sums = [0];
+        for (const word of sequence) {
+          sums.push(sums[sums.length - 1] + (word === null ? 0 : this.weights.get(word)));
+        }
+        return sums;
+      });
+      this.holesBefore = this.sequences.map((sequence) => {
+        const sums = [0];
+        for (const word of sequence) sums.push(sums[sums.length - 1] + (word === null ? 1 : 0));
+        return sums;
+      });
       this.occurrences = new Map();
       this.sequences.forEach((sequence, k) => sequence.forEach((word, position) => {
         if (word !== null) pushTo(this.occurrences, word, [k, position]);
@@ -327,7 +342,8 @@
     }
 
     similar(word) {
-      if (word.length < this.settings.typo_min_length) return [];
+      if (word.length < this.settings.typo_min_length ||
+          word.length > this.settings.typo_max_length) return [];
       const candidates = [...(this.byDeletion.get(word) || [])];
       const dropped = deletions(word);
       for (const d of dropped) if (this.weights.has(d)) candidates.push(d);
@@ -356,18 +372,15 @@
         memo.set(word, hits);
       }
       for (const [k, j, weight] of hits) {
-        const sequence = index.sequences[k];
+        const weightBefore = index.weightBefore[k], holesBefore = index.holesBefore[k];
         let states = recent.get(k);
         if (!states) { states = []; recent.set(k, states); }
         while (states.length && states[0][0] < i - s.max_paste_gap) states.shift();
         let score = weight, matched = weight, count = 1;
         for (const [pi, pj, pscore, pmatched, pcount] of states) {
           if (pi >= i || !(pj < j && j <= pj + s.max_wording_gap)) continue;
-          let holes = 0, skippedWeight = 0;
-          for (let n = pj + 1; n < j; n++) {
-            if (sequence[n] === null) holes++; else skippedWeight += index.weights.get(sequence[n]);
-          }
-          let cost = Math.floor(skippedWeight / 2);
+          let cost = Math.floor((weightBefore[j] - weightBefore[pj + 1]) / 2);
+          const holes = holesBefore[j] - holesBefore[pj + 1];
           const extra = i - pi - 1 - holes * s.placeholder_words;
           if (extra > 0) cost += extra * s.insert_cost;
           if (pscore + weight - cost > score) {
@@ -383,8 +396,7 @@
     for (const [k, [score, matched, count, end]] of best) {
       if (score < s.min_score || count < s.min_anchors) continue;
       const { entry, wording } = index.wordings[k];
-      let total = 0;
-      for (const word of index.sequences[k]) if (word !== null) total += index.weights.get(word);
+      const total = index.weightBefore[k][index.weightBefore[k].length - 1];
       const coverage = total ? Math.min(Math.floor(matched * 1000 / total), 999) / 1000 : 0;
       found.push({ entry, wording, score, coverage, anchors: count, end });
     }
@@ -548,10 +560,14 @@
     const exact = findMatches(text, catalog);
     const none = { matches: [], nearMisses: [], notAutograd: null };
     if (exact.some((m) => m.kind === "exact" && !isContext(m, catalog))) {
-      return Object.assign(none, { matches: exact });
+      // Exact matches rank above cut-off ones (a stable sort keeps each group's order).
+      const ranked = exact.slice().sort((a, b) =>
+        Number(a.kind !== "exact") - Number(b.kind !== "exact"));
+      return Object.assign(none, { matches: ranked });
     }
     const settings = catalog.settings;
-    const pasted = words(messageLines(clean(text, settings)));
+    const pasted = words(messageLines(clean(text, settings), settings.fuzzy.max_lines),
+      settings.fuzzy.max_raw_words);
     const tail = pasted.slice(Math.max(0, pasted.length - settings.fuzzy.max_words));
     const elsewhere = recogniseNotAutograd(tail, settings.not_autograd);
     if (elsewhere) return Object.assign(none, { notAutograd: elsewhere });
