@@ -290,3 +290,21 @@ def test_exact_matches_rank_above_partial_ones(packaged_catalog):
         ("leaf-inplace", "exact"),
         ("backward-twice", "partial"),
     ]
+
+
+def test_an_exact_match_never_loads_the_partial_matcher():
+    """Cold start: the partial matcher is imported only on its own path."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from autograd_errors import catalog\n"
+        "from autograd_errors.matching import explain\n"
+        "found = explain('a leaf Variable that requires grad is being used in an in-place "
+        "operation.', catalog.load(use_cache=False))\n"
+        "print(found.matches[0].entry.id, sorted(m for m in ('autograd_errors.fuzzy',"
+        " 'autograd_errors.not_autograd') if m in sys.modules))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout == "leaf-inplace []\n"

@@ -30,8 +30,6 @@ work is at most proportional to the paste's length, and bounded by a constant be
 
 from __future__ import annotations
 
-import math
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autograd_errors.catalog import Catalog, Entry, Wording
@@ -121,6 +119,8 @@ class Index:
     )
 
     def __init__(self, catalog: Catalog) -> None:
+        import math  # an extension module: its import is kept off the exact path
+
         self.wordings: list[tuple[Entry, Wording]] = [
             (entry, wording) for entry in catalog for wording in entry.wordings
         ]

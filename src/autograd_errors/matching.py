@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 
-from autograd_errors import fuzzy, not_autograd
 from autograd_errors.normalize import Skeleton, clean, skeleton
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from autograd_errors import not_autograd
     from autograd_errors.catalog import Catalog, Entry, Wording
     from autograd_errors.templates import TemplateMatch
 
@@ -143,6 +143,9 @@ def explain(text: str, catalog: Catalog) -> Explanation:
     if any(m.kind == "exact" and not _is_context(m) for m in exact):
         # Exact matches rank above cut-off ones; each group keeps its final-exception-first order.
         return Explanation(sorted(exact, key=lambda m: m.kind != "exact"), [])
+    # Only a paste without an exact match pays for importing the partial matcher.
+    from autograd_errors import fuzzy, not_autograd
+
     pasted = fuzzy.words(fuzzy.message_lines(cleaned))
     elsewhere = not_autograd.recognise(pasted[-fuzzy.MAX_WORDS :])
     if elsewhere is not None:
@@ -165,6 +168,8 @@ def _is_context(match: Match) -> bool:
 
 def partial_matches(pasted: list[str], catalog: Catalog) -> list[Match]:
     """Entries a fragment of the paste belongs to: the best, and those sharing its fragment."""
+    from autograd_errors import fuzzy
+
     best: dict[str, fuzzy.Fragment] = {}
     fragments = fuzzy.fragments(pasted, catalog)
     main = [f for f in fragments if (f.entry.id, f.wording.variant) not in CONTEXT_WORDINGS]
@@ -180,6 +185,8 @@ def partial_matches(pasted: list[str], catalog: Catalog) -> list[Match]:
 
 
 def near_misses_of(pasted: list[str], catalog: Catalog) -> list[NearMiss]:
+    from autograd_errors import fuzzy
+
     return [
         NearMiss(entry, share)
         for entry, share in fuzzy.near_misses(pasted, catalog)[:NEAR_MISS_LIMIT]
