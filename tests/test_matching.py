@@ -108,6 +108,53 @@ def test_enough_non_autograd_errors_are_collected():
 )
 def test_non_autograd_errors_match_nothing(packaged_catalog, error):
     assert find_matches(error["text"], packaged_catalog) == []
+    # Nor partly: a non-autograd error is never offered as an autograd entry.
+    assert explain(error["text"], packaged_catalog).matches == []
+
+
+#: The kinds issue 11 names, by how the collected errors' descriptions start.
+NOT_AUTOGRAD_KINDS = {
+    "cuda-oom": "cuda-out-of-memory",
+    "cuda error: out of memory": "cuda-out-of-memory",
+    "cuda runtime error (2) out of memory": "cuda-out-of-memory",
+    "device mismatch": "device-mismatch",
+    "mat1 and mat2 shapes": "shape-mismatch",
+    "mat1/mat2 shape mismatch": "shape-mismatch",
+    "dtype mismatch": "dtype-mismatch",
+    "load_state_dict": "state-dict-mismatch",
+    "DataLoader worker killed": "dataloader-worker",
+    "cuda device-side assert": "device-side-assert",
+}
+NAMED = [
+    (error, kind)
+    for error in NOT_AUTOGRAD
+    for start, kind in NOT_AUTOGRAD_KINDS.items()
+    if error["kind"].startswith(start)
+]
+
+
+def test_every_kind_the_issue_names_is_collected():
+    assert {kind for _, kind in NAMED} == set(NOT_AUTOGRAD_KINDS.values())
+
+
+@pytest.mark.parametrize(("error", "kind"), NAMED, ids=[e["kind"][:40] for e, _ in NAMED])
+def test_non_autograd_errors_are_named(packaged_catalog, error, kind):
+    explanation = explain(error["text"], packaged_catalog)
+    assert explanation.not_autograd is not None
+    assert explanation.not_autograd.name == kind
+    assert explanation.not_autograd.url.startswith("https://pytorch.org/")
+    assert (explanation.matches, explanation.near_misses) == ([], [])
+
+
+def test_an_autograd_error_beside_a_non_autograd_one_is_still_explained(packaged_catalog):
+    paste = (
+        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+        "RuntimeError: a leaf Variable that requires grad is being used in an in-place "
+        "operation.\n"
+    )
+    explanation = explain(paste, packaged_catalog)
+    assert [m.entry.id for m in explanation.matches] == ["leaf-inplace"]
+    assert explanation.not_autograd is None
 
 
 def test_anomaly_mode_context_lines_are_no_match_of_their_own(packaged_catalog):
@@ -308,3 +355,43 @@ def test_an_exact_match_never_loads_the_partial_matcher():
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout == "leaf-inplace []\n"
+
+
+ISSUE_11 = [
+    ("Saved intermediate values of the graph are freed", ["backward-twice"]),
+    ("needed for gradient computation", ["inplace-modified"]),
+    ("element 0 of tensor does not requires grad", ["no-grad-fn", "input-does-not-require-grad"]),
+    (
+        "a leaf Variable that requires grad is being used in an `in-place` operation",
+        ["leaf-inplace", "view-leaf-inplace"],
+    ),
+    (
+        "one of the varaibles needed for gradient computation has been modified by an inplace "
+        "operation",
+        ["inplace-modified"],
+    ),
+    (
+        "RUNTIMEERROR: TRYING TO BACKWARD THROUGH THE GRAPH A SECOND TIME (OR DIRECTLY ACCESS",
+        ["backward-twice"],
+    ),
+    (
+        "> **a leaf Variable that requires grad is being used in an in-place operation**",
+        ["leaf-inplace", "view-leaf-inplace"],
+    ),
+    (
+        "Output 0 of UnbindBackward0 is a view and is being modified inplace",
+        ["multi-output-view-inplace", "custom-function-view-inplace", "backward-hook-view-inplace"],
+    ),
+    (
+        '"the graph a second time or directly access saved tensors after they have already been"',
+        ["backward-twice"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("paste", "ids"), ISSUE_11, ids=[p[:40] for p, _ in ISSUE_11])
+def test_what_people_type_and_paste_is_a_partial_match(packaged_catalog, paste, ids):
+    matches = explain(paste, packaged_catalog).matches
+    assert [m.entry.id for m in matches] == ids
+    assert {m.kind for m in matches} == {"partial"}
+    assert all(0 < m.score < 1 for m in matches)

@@ -172,8 +172,11 @@ def partial_matches(pasted: list[str], catalog: Catalog) -> list[Match]:
 
     best: dict[str, fuzzy.Fragment] = {}
     fragments = fuzzy.fragments(pasted, catalog)
+    # A context line gives way to the main error it accompanies, but not to a faint echo of
+    # another wording in its own words: the main fragment must score half as much at least.
     main = [f for f in fragments if (f.entry.id, f.wording.variant) not in CONTEXT_WORDINGS]
-    fragments = main or fragments
+    if main and main[0].score * 2 >= fragments[0].score:
+        fragments = main
     for fragment in fragments:
         best.setdefault(fragment.entry.id, fragment)  # strongest first
     ranked = list(best.values())

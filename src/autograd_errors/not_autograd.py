@@ -46,6 +46,19 @@ KINDS = (
         "https://pytorch.org/docs/stable/generated/torch.nn.Linear.html",
     ),
     Kind(
+        "size-mismatch",
+        (
+            "must match the size of tensor",
+            "using a target size",
+            "expected target size",
+            "to match target batch_size",
+            "stack expects each tensor to be equal size",
+        ),
+        "Tensor sizes that do not fit together (a broadcast, a loss's target, a batch): print "
+        "the shapes just before the failing line.",
+        "https://pytorch.org/docs/stable/notes/broadcasting.html",
+    ),
+    Kind(
         "dtype-mismatch",
         (
             "expected scalar type",

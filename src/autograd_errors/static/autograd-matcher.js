@@ -540,8 +540,9 @@
 
   function partialMatches(pasted, catalog) {
     let found = fragments(pasted, catalog.index);
+    // As matching.py: a context line gives way to a main fragment scoring half as much at least.
     const main = found.filter((f) => !isContext(f, catalog));
-    if (main.length) found = main;
+    if (main.length && main[0].score * 2 >= found[0].score) found = main;
     const best = new Map();
     for (const fragment of found) {
       if (!best.has(fragment.entry.id)) best.set(fragment.entry.id, fragment);
