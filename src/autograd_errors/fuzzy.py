@@ -8,7 +8,7 @@ exact matcher (:mod:`autograd_errors.templates`) finds none of these; this modul
   Everything else separates words, so case, backticks, ``*``, ``_``, ``>``, quotes and missing or
   doubled spaces around punctuation change nothing.
 - **Rarity.** A word weighs ``round(100 * ln(N / df))``: ``N`` entries with wordings, ``df`` of
-  them use the word. Words that more than a third of the entries use ("the", "grad", "tensor")
+  them use the word. Words that more than a third of the entries use ("the", "of", "grad")
   weigh nothing: they are neither anchors nor evidence. A fragment several entries share scores
   the same for each, so it ranks them without a confident winner; it never picks one at random.
 - **Typos.** A word of 5+ letters one deletion, insertion, substitution or swap away from a
@@ -20,12 +20,13 @@ exact matcher (:mod:`autograd_errors.templates`) finds none of these; this modul
   wording). Skipping a wording's word costs half its weight (a missing or swapped word); extra
   paste words cost INSERT_COST each, beyond what the placeholders between may hold.
 
-Why it is linear in the paste: only the last MAX_LINES lines are split into words (a split
-and a byte translation, both linear), and only the last MAX_WORDS words are aligned; a word costs
-its length in lookups (words longer than TYPO_MAX_LENGTH are not looked up for typos); each
-anchor names at most the catalog's occurrences of that word (a constant of the catalog), and each
-chain step looks back over a bounded window, with the cost of a gap read from prefix sums. So the
-work is at most proportional to the paste's length, and bounded by a constant beyond MAX_WORDS.
+Why it is linear in the paste: only the last MAX_LINES lines are read for words (a split and a
+byte translation, both linear); only the last MAX_RAW_WORDS words are kept and the last MAX_WORDS
+aligned; a word costs its length in lookups (words longer than TYPO_MAX_LENGTH are not looked up
+for typos); each anchor names at most the catalog's occurrences of that word (a constant of the
+catalog), and each chain step looks back over a bounded window, with the cost of a gap read from
+prefix sums. So the work is at most proportional to the paste's length, and bounded by a
+constant beyond MAX_RAW_WORDS words.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 /*
  * The autograd-errors matcher, in the browser: the same algorithm as the Python package
- * (normalize.py, templates.py, matching.py), fed by the catalog JSON the site build exports
- * (export.py). A shared file of test vectors runs against both implementations.
+ * (normalize.py, templates.py, matching.py, fuzzy.py, not_autograd.py), fed by the catalog JSON
+ * the site build exports (export.py). A shared file of test vectors runs against both implementations.
  *
  * Works as a browser script (window.AutogradErrors) and as a Node module.
  */
