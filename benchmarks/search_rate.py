@@ -298,7 +298,14 @@ def rates(
             for name in surfaces
         )
         print(f"{kind:16}{distinct[kind]:9}{row}")
-    print(f"Shared fragments (several entries hold them; counted apart): {sum(shared.values())}")
+    total_shared = sum(shared.values())
+    print(f"Shared fragments (several entries hold them; counted apart): {total_shared}")
+    if total_shared:
+        among = "".join(
+            f"{sum(listed[(kind, name)] for kind in kinds) / total_shared:14.1%}"
+            for name in surfaces
+        )
+        print(f"{'  right entry among those listed':25}{among}")
     for miss in misses[:15]:
         print("  missed:", miss)
 
