@@ -32,6 +32,11 @@ CASES = {
     "words of one letter": "a ",
     "one long word": "x",
     "truncated messages at line ends": "Trying to backward through the graph a second time\n",
+    # The partial matcher's paths (no exact match, so every paste reaches them):
+    "rare words, shuffled": "modified view inplace being output unbind freed retain_graph ",
+    "one typo, repeated": "varaibles ",
+    "a clause, lower case, repeated": "saved intermediate values of the graph are freed ",
+    "a non-autograd phrase, repeated": "cuda out of memory ",
 }
 
 

@@ -64,6 +64,7 @@ def browser(tmp_path_factory):
     ):
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium')}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(60)
     yield driver
@@ -142,7 +143,7 @@ def test_fields_and_explanation_are_shown(browser, server):
 def test_no_match_says_so_and_offers_the_site_search(browser, server):
     from selenium.webdriver.common.by import By
 
-    paste = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (10x3 and 4x1)"
+    paste = "RuntimeError: the moon is made of cheese, said the optimiser"
     assert results(browser, explain_url(server, paste)) == []
     assert "No entry matches this text." in browser.find_element(By.ID, "autograd-results").text
     link = urllib.parse.urlparse(
@@ -245,3 +246,113 @@ def test_pages_load_nothing_from_other_hosts(browser, server, page):
     )
     assert resources
     assert [url for url in resources if not url.startswith(server)] == []
+
+
+def test_long_unrecognised_queries_rank_the_most_relevant_page_first(browser, server):
+    # Not an error message: nothing matches, so the pages are ranked word by word, best first.
+    query = (
+        "how do I add a new entry: the record in entries, the gallery script in its section "
+        "folder, the _order.txt file and the README.txt of a new section"
+    )
+    pages = results(browser, search_url(server, query), "li.autograd-page-result a")
+    assert pages, "no page ranked"
+    assert pages[0].get_attribute("href").endswith("/contributing.html")
+
+
+# Issue 11: partial matches, shared fragments, non-autograd errors and near misses, shown the
+# same way on the paste page and in the site search.
+PARTIAL = [
+    ("Saved intermediate values of the graph are freed", "backward-twice"),
+    ("one of the varaibles needed for gradient computation has been modified", "inplace-modified"),
+    ("element 0 of tensor does not requires grad", "no-grad-fn"),
+    (
+        "a leaf Variable that requires grad is being used in an `in-place` operation",
+        "leaf-inplace",
+    ),
+    ("runtimeerror: trying to backward through the graph a second time, but", "backward-twice"),
+]
+
+
+@pytest.mark.parametrize(("paste", "entry_id"), PARTIAL, ids=[p[1] for p in PARTIAL])
+@pytest.mark.parametrize("page", ["explain", "search"])
+def test_partial_matches_on_both_pages(browser, server, page, paste, entry_id):
+    url = (explain_url if page == "explain" else search_url)(server, paste)
+    found = results(browser, url)
+    assert found[0].get_attribute("data-search-result") == entry_id
+    assert found[0].get_attribute("data-match") == "partial"
+    assert "Matched part of the wording (" in found[0].text
+
+
+@pytest.mark.parametrize("page", ["explain", "search"])
+def test_a_shared_fragment_lists_its_entries_without_a_winner(browser, server, page):
+    from selenium.webdriver.common.by import By
+
+    paste = "is a view and is being modified inplace"
+    url = (explain_url if page == "explain" else search_url)(server, paste)
+    found = [item.get_attribute("data-search-result") for item in results(browser, url)]
+    assert found == [
+        "multi-output-view-inplace",
+        "custom-function-view-inplace",
+        "backward-hook-view-inplace",
+    ]
+    summary = "p.autograd-summary" if page == "explain" else "p.search-summary"
+    assert browser.find_element(By.CSS_SELECTOR, summary).text.startswith(
+        "3 entries share this part of a message; none stands out."
+    )
+
+
+@pytest.mark.parametrize(
+    ("paste", "kind"),
+    [
+        ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB", "cuda-out-of-memory"),
+        (
+            "RuntimeError: mat1 and mat2 shapes cannot be multiplied (10x3 and 4x1)",
+            "shape-mismatch",
+        ),
+        ("RuntimeError: expected scalar type Float but found Double", "dtype-mismatch"),
+    ],
+)
+@pytest.mark.parametrize("page", ["explain", "search"])
+def test_non_autograd_errors_are_named_never_an_entry(browser, server, page, paste, kind):
+    from selenium.webdriver.common.by import By
+
+    url = (explain_url if page == "explain" else search_url)(server, paste)
+    assert results(browser, url) == []
+    (line,) = browser.find_elements(By.CSS_SELECTOR, "p.autograd-not-autograd")
+    assert line.get_attribute("data-not-autograd") == kind
+    assert line.text.startswith(f"Not an autograd error ({kind}): ")
+    assert (
+        line.find_element(By.TAG_NAME, "a").get_attribute("href").startswith("https://pytorch.org/")
+    )
+
+
+@pytest.mark.parametrize("page", ["explain", "search"])
+def test_near_misses_on_both_pages(browser, server, page):
+    paste = "gradient require doesn't that tensor a on hook a register cannot"
+    url = (explain_url if page == "explain" else search_url)(server, paste)
+    assert results(browser, url) == []
+    near = results(browser, url, "[data-near-miss]")
+    assert [item.get_attribute("data-near-miss") for item in near][:1] == ["hook-no-grad"]
+
+
+@pytest.mark.parametrize("word", ["constructor", "__proto__"])
+def test_object_property_names_in_a_long_query_rank_no_phantom_page(browser, server, word):
+    # Long enough (more than 8 words besides stop words) to be ranked word by word.
+    query = f"moon made green cheese said optimiser training network yesterday evening {word}"
+    pages = results(browser, search_url(server, query), "li.autograd-page-result a")
+    links = [page.get_attribute("href") for page in pages]
+    assert links, "the long query was not ranked word by word"
+    assert not any(link.endswith("/undefined.html") for link in links), links
+
+
+def test_sphinx_search_does_not_run_on_the_paste_page(browser, server):
+    browser.get_log("browser")  # forget earlier pages' messages
+    found = results(browser, explain_url(server, LEAF_MESSAGE))
+    assert found[0].get_attribute("data-search-result") == "leaf-inplace"
+    errors = [entry["message"] for entry in browser.get_log("browser")]
+    assert [message for message in errors if "searchtools" in message] == []
+
+
+LEAF_MESSAGE = (
+    "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation."
+)

@@ -103,7 +103,8 @@ def test_json_output_is_exactly_the_contract(cli):
     result = cli("explain", "--json", INPLACE_CUDA)
     assert result.returncode == 0
     data = json.loads(result.stdout)
-    assert set(data) == {"matches"}
+    assert set(data) == {"matches", "near", "not_autograd"}
+    assert (data["near"], data["not_autograd"]) == ([], None)
     assert json.loads(cli("explain", "--json", "--echo", INPLACE_CUDA).stdout) == {
         "query": INPLACE_CUDA,
         **data,
@@ -115,6 +116,7 @@ def test_json_output_is_exactly_the_contract(cli):
         "id": "inplace-modified",
         "title": "A tensor saved for backward was modified in place",
         "exception": "RuntimeError",
+        "match": "exact",
         "score": 1.0,
         "variant": "current",
         "fields": MESSAGES_2_13["inplace-modified"]["cuda"]["fields"],
@@ -150,24 +152,56 @@ def test_json_lists_several_matches_best_first(cli):
 
 
 def test_no_match_exits_1_with_empty_matches(cli):
-    message = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (10x3 and 4x1)"
+    message = "RuntimeError: the moon is made of cheese, said the optimiser"
     result = cli("explain", "--json", message)
     assert result.returncode == 1
-    assert json.loads(result.stdout) == {"matches": []}
+    assert json.loads(result.stdout) == {"matches": [], "near": [], "not_autograd": None}
     text_result = cli("explain", message)
     assert text_result.returncode == 1
     assert out(text_result).startswith("No entry matches this text.")
 
 
-def test_near_misses_are_shown_as_such(cli):
-    result = cli(
-        "explain", "RuntimeError: Function 'PowBackward1' returned nan values in its 1st output."
+def test_a_non_autograd_error_says_so_in_one_line_and_exits_1(cli):
+    message = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (10x3 and 4x1)"
+    result = cli("explain", "--json", message)
+    assert result.returncode == 1
+    data = json.loads(result.stdout)
+    assert (data["matches"], data["near"]) == ([], [])
+    assert data["not_autograd"]["kind"] == "shape-mismatch"
+    assert data["not_autograd"]["url"] == (
+        "https://pytorch.org/docs/stable/generated/torch.nn.Linear.html"
     )
+    text_result = cli("explain", message)
+    assert text_result.returncode == 1
+    (line,) = out(text_result).splitlines()
+    assert line.startswith("Not an autograd error (shape-mismatch): ")
+    assert line.endswith(" See https://pytorch.org/docs/stable/generated/torch.nn.Linear.html")
+
+
+def test_partial_matches_say_so_and_exit_0(cli):
+    message = "RuntimeError: one of the varaibles needed for gradient computation has been modified"
+    result = cli("explain", "--json", message)
+    assert result.returncode == 0
+    (match,) = json.loads(result.stdout)["matches"]
+    assert (match["id"], match["match"]) == ("inplace-modified", "partial")
+    assert 0 < match["score"] < 1
+    assert "Matched part of the wording (" in out(cli("explain", message))
+
+
+def test_near_misses_are_shown_as_such(cli):
+    paste = "gradient require doesn't that tensor a on hook a register cannot"
+    result = cli("explain", paste)
     assert result.returncode == 1
     text = out(result)
     assert "No entry matches this text." in text
     assert "Not matches, but the closest entries" in text
-    assert "anomaly-nan" in text
+    assert "hook-no-grad" in text
+    near = json.loads(cli("explain", "--json", paste).stdout)["near"]
+    assert near[0] == {
+        "id": "hook-no-grad",
+        "title": "Gradient hook on a tensor that does not require grad",
+        "score": 1.0,
+    }
 
 
 @pytest.mark.parametrize(

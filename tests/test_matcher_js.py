@@ -36,27 +36,29 @@ def all_pastes() -> list[str]:
     return pastes
 
 
-def python_results(pastes: list[str]) -> list[dict]:
-    results = []
-    for text in pastes:
-        found = explain(text, CATALOG)
-        results.append(
+def python_result(text: str) -> dict:
+    """What the Python matcher finds, in the shape tests/js/run-matcher.cjs prints."""
+    found = explain(text, CATALOG)
+    return {
+        "matches": [
             {
-                "matches": [
-                    {
-                        "id": m.entry.id,
-                        "variant": m.wording.variant,
-                        "fields": m.fields,
-                        "score": m.score,
-                        "message": m.message,
-                        "details": m.details(),
-                    }
-                    for m in found.matches
-                ],
-                "near_misses": [miss.entry.id for miss in found.near_misses],
+                "id": m.entry.id,
+                "variant": m.wording.variant,
+                "kind": m.kind,
+                "fields": m.fields,
+                "score": m.score,
+                "message": m.message,
+                "details": m.details(),
             }
-        )
-    return results
+            for m in found.matches
+        ],
+        "near_misses": [[miss.entry.id, miss.similarity] for miss in found.near_misses],
+        "not_autograd": found.not_autograd.name if found.not_autograd else None,
+    }
+
+
+def python_results(pastes: list[str]) -> list[dict]:
+    return [python_result(text) for text in pastes]
 
 
 @pytest.fixture(scope="module")
@@ -98,10 +100,17 @@ def test_vectors(js_and_python, index):
         assert [m["id"] for m in found["matches"]] == vector["ids"], language
         if vector["ids"]:
             first = found["matches"][0]
-            assert first["variant"] == vector["variant"], language
+            if vector["variant"] is not None:  # None: a fragment several wordings hold
+                assert first["variant"] == vector["variant"], language
             assert first["fields"] == vector["fields"], language
-            assert first["score"] == vector.get("score", 1.0), language
-        assert found["near_misses"] == vector.get("near_misses", []), language
+            if "score" in vector or vector.get("kind", "exact") == "exact":
+                assert first["score"] == vector.get("score", 1.0), language
+            else:
+                assert 0 < first["score"] < 1, language
+        assert [miss[0] for miss in found["near_misses"]] == vector.get("near_misses", []), language
+        assert found["not_autograd"] == vector.get("not_autograd"), language
+        if vector["ids"]:
+            assert first["kind"] == vector.get("kind", "exact"), language
 
 
 def test_the_export_is_small_and_complete():

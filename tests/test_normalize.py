@@ -120,3 +120,10 @@ def test_a_huge_paste_keeps_its_end():
 )
 def test_decode_never_fails(data, text):
     assert decode(data) == text
+
+
+def test_a_lone_carriage_return_ends_a_line():
+    # Classic Mac line ends, and progress bars that rewrite their line with "\r".
+    assert clean("first\rsecond") == "first\nsecond"
+    sk = skeleton("Trying to backward through the graph a second time\rnext")
+    assert sk.ends_line(len("Tryingtobackwardthroughthegraphasecondtime"))

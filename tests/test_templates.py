@@ -97,3 +97,20 @@ def test_every_occurrence_is_found():
     template = Template("element {index} of tensors does not require grad")
     found = template.find(skeleton("element 0 of tensors does not require grad\n" * 3))
     assert [f.fields["index"] for f in found] == ["0", "0", "0"]
+
+
+def test_a_version_of_several_digits_is_captured_whole():
+    # torch counts versions past 9 in real runs ("is at version 12"); a kind cut too short would
+    # lose the field and fall back to a bare wording.
+    template = Template("is at version {version}; expected version {expected_version:version} ok")
+    (found,) = template.find(skeleton("is at version 12; expected version 11 ok"))
+    assert found.complete
+    assert found.fields == {"version": "12", "expected_version": "11"}
+
+
+def test_a_python_type_at_a_sentence_end_loses_its_full_stop():
+    template = Template("Variable data has to be a tensor, but got {python_type}")
+    (found,) = template.find(skeleton("Variable data has to be a tensor, but got int."))
+    assert found.fields == {"python_type": "int"}
+    (dotted,) = template.find(skeleton("Variable data has to be a tensor, but got numpy.ndarray."))
+    assert dotted.fields == {"python_type": "numpy.ndarray"}

@@ -416,7 +416,11 @@ def _explain(options: Options) -> int:
     code = EXIT_OK if explanation.matches else EXIT_NO_MATCH
     frame = user_frame(text) if explanation.matches else None
     if options.json:
-        found = {"matches": [report.match_json(m, base_url, frame) for m in explanation.matches]}
+        found = {
+            "matches": [report.match_json(m, base_url, frame) for m in explanation.matches],
+            "near": [report.near_json(miss) for miss in explanation.near_misses],
+            "not_autograd": report.not_autograd_json(explanation.not_autograd),
+        }
         return _print_json({"query": text, **found} if options.echo else found, code)
     style, width = report.Style.for_stream(sys.stdout), report.text_width(sys.stdout)
     if options.verbose or not explanation.matches:

@@ -1,14 +1,16 @@
 """The catalog as the browser's matcher reads it (``_static/autograd-catalog.json``).
 
-Templates are exported already parsed (as tokens: literal text and placeholders), so the
-JavaScript matcher (``static/autograd-matcher.js``) needs no template parser of its own; the
-matching settings are exported from the Python constants, so both matchers run on the same
-numbers. Only what the paste page shows is included: every visitor of that page downloads it.
+Templates are exported already parsed (as tokens: literal text and placeholders, and as the
+whitespace-free parts matching uses), so the JavaScript matcher (``static/autograd-matcher.js``)
+needs no template parser of its own; the matching settings and the cleaning constants (line
+markers, closers, escape codes, control characters) are exported from the Python constants, so
+both matchers run on the same numbers and characters: the JavaScript copies none of them.
+Only what the paste page shows is included: every visitor of that page downloads it.
 """
 
 from __future__ import annotations
 
-from autograd_errors import matching, normalize, templates
+from autograd_errors import fuzzy, matching, normalize, not_autograd, templates
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,6 +36,7 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
         }
         for kind in templates.KINDS.values()
     }
+    index = fuzzy.index_of(catalog)
     entries = []
     for entry in catalog:
         if entry.is_pitfall:
@@ -57,6 +60,7 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
                         "exception": w.exception,
                         "releases": w.releases.describe(),
                         "tokens": [_part(t) for t in w.template.tokens],
+                        "parts": [_part(p) for p in w.template.parts],
                     }
                     for w in entry.wordings
                 ],
@@ -69,8 +73,44 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
             "min_truncated_chars": templates.MIN_TRUNCATED_CHARS,
             "max_occurrences": templates.MAX_OCCURRENCES,
             "max_chars": normalize.MAX_CHARS,
-            "near_miss_similarity": matching.NEAR_MISS_SIMILARITY,
-            "near_miss_tail": matching.NEAR_MISS_TAIL,
+            "line_markers": list(normalize.LINE_MARKERS),
+            "closers": normalize.CLOSERS,
+            "ansi_pattern": normalize.ANSI_PATTERN,
+            "control_codes": list(normalize.CONTROL_CODES),
+            "near_miss_limit": matching.NEAR_MISS_LIMIT,
+            "context_wordings": [list(pair) for pair in matching.CONTEXT_WORDINGS],
+            "fuzzy": {
+                name.lower(): getattr(fuzzy, name)
+                for name in (
+                    "MAX_LINES",
+                    "MAX_RAW_WORDS",
+                    "MAX_WORDS",
+                    "TYPO_MAX_LENGTH",
+                    "TYPO_QUARTERS",
+                    "TYPO_MIN_LENGTH",
+                    "MAX_PASTE_GAP",
+                    "MAX_WORDING_GAP",
+                    "PLACEHOLDER_WORDS",
+                    "INSERT_COST",
+                    "MIN_SCORE",
+                    "MIN_ANCHORS",
+                    "SHARED_PERCENT",
+                    "MAX_PARTIAL",
+                    "NEAR_MISS_PERCENT",
+                    "NEAR_MISS_WEIGHT",
+                )
+            },
+            "not_autograd": [
+                {"kind": k.name, "phrases": list(k.phrases), "hint": k.hint, "url": k.url}
+                for k in not_autograd.KINDS
+            ],
         },
         "entries": entries,
+        # The words index of fuzzy.py, as built there: the browser does not recompute weights.
+        "words": {
+            "weights": list(index.weights.items()),
+            "common": sorted(index.common),
+            "wordings": [[entry.id, wording.variant] for entry, wording in index.wordings],
+            "sequences": index.sequences,
+        },
     }

@@ -1,40 +1,68 @@
 """Find the catalog entries a paste contains.
 
-A paste matches an entry when one of the entry's wordings occurs in it, completely or cut off at
-the end of a line (people often copy only the first sentence). Text that no wording covers
-matches nothing: the closest entries are offered as near misses, kept apart from matches, and
-never presented as an answer.
+Three kinds of answer, in one ranked list:
+
+- exact: one of the entry's wordings occurs in the paste, whole, its fields captured;
+- partial: a wording cut off at the end of a line (people often copy only the first sentence),
+  or a distinctive fragment of a wording, exactly or nearly (:mod:`autograd_errors.fuzzy`);
+- none: the closest entries are offered as near misses, kept apart from matches, and never
+  presented as an answer; a PyTorch error that is not an autograd error is named as such
+  (:mod:`autograd_errors.not_autograd`) and never offered as an entry.
+
+Exact matches rank above partial ones. Context lines (anomaly mode's "Error detected in X")
+are matches of their own only when the paste holds no main error.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, insort
 
-from autograd_errors.normalize import clean, skeleton
+from autograd_errors.normalize import Skeleton, clean, skeleton
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from autograd_errors import not_autograd
     from autograd_errors.catalog import Catalog, Entry, Wording
     from autograd_errors.templates import TemplateMatch
 
-#: A near miss shares at least this fraction of an entry's words with the paste.
-NEAR_MISS_SIMILARITY = 0.6
-NEAR_MISS_TAIL = 20_000
-_PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~"
+#: Wordings that only accompany a main error: anomaly mode's warnings, printed with the error
+#: whose backward failed. (entry id, variant); exported to the browser by export.py.
+CONTEXT_WORDINGS = (
+    ("anomaly-nan", "error-detected"),
+    ("anomaly-nan", "no-forward-information"),
+    ("anomaly-nan", "enabled-warning"),
+    ("anomaly-nan", "forward-traceback"),
+)
+#: At most this many near misses are offered.
+NEAR_MISS_LIMIT = 3
 
 
 class Match:
     """One entry found in a paste, with the wording it matched and the values it captured."""
 
-    __slots__ = ("end", "entry", "fields", "score", "start", "wording")
+    __slots__ = ("end", "entry", "fields", "kind", "score", "start", "wording")
 
-    def __init__(self, entry: Entry, wording: Wording, found: TemplateMatch) -> None:
+    def __init__(
+        self,
+        entry: Entry,
+        wording: Wording,
+        fields: dict[str, str],
+        score: float,
+        start: int = -1,
+        end: int = -1,
+    ) -> None:
         self.entry = entry
         self.wording = wording
-        self.fields = found.fields
-        self.score = wording.template.score(found)  # 1.0 when the whole message is there
-        self.start = found.start
-        self.end = found.end
+        self.fields = fields
+        self.score = score  # 1.0 when the whole message is there
+        self.kind = "exact" if score >= 1 else "partial"
+        self.start = start  # where in the paste's skeleton (-1 for a fragment found by words)
+        self.end = end
+
+    @classmethod
+    def of(cls, entry: Entry, wording: Wording, found: TemplateMatch) -> Match:
+        score = wording.template.score(found)
+        return cls(entry, wording, found.fields, score, found.start, found.end)
 
     def __repr__(self) -> str:
         return f"Match({self.entry.id!r}, {self.wording.variant!r}, {self.fields!r})"
@@ -62,7 +90,9 @@ class Match:
 
 
 class NearMiss:
-    """An entry whose wording resembles the paste without matching it. Not an answer."""
+    """An entry whose wording resembles the paste without matching it. Not an answer.
+
+    ``similarity``: the share of its wording's rare words the paste holds, weighed by rarity."""
 
     __slots__ = ("entry", "similarity")
 
@@ -72,13 +102,25 @@ class NearMiss:
 
 
 class Explanation:
-    """What a paste contains: matches, final exception first; near misses only without them."""
+    """What a paste contains: matches, exact ones first, final exception first; without them,
+    the non-autograd error it holds (``not_autograd``), or else near misses."""
 
-    __slots__ = ("matches", "near_misses")
+    __slots__ = ("matches", "near_misses", "not_autograd")
 
-    def __init__(self, matches: list[Match], near_misses: list[NearMiss]) -> None:
+    def __init__(
+        self,
+        matches: list[Match],
+        near_misses: list[NearMiss],
+        not_autograd: not_autograd.Kind | None = None,
+    ) -> None:
         self.matches = matches
         self.near_misses = near_misses
+        self.not_autograd = not_autograd
+
+    @property
+    def shared(self) -> bool:
+        """Whether the partial matches share a fragment, none of them a confident winner."""
+        return len(self.matches) > 1 and all(m.kind == "partial" for m in self.matches)
 
 
 def with_derived_fields(fields: dict[str, str]) -> dict[str, str]:
@@ -96,15 +138,72 @@ def with_derived_fields(fields: dict[str, str]) -> dict[str, str]:
 
 def explain(text: str, catalog: Catalog) -> Explanation:
     """Match ``text`` against every wording in ``catalog``."""
-    matches = find_matches(text, catalog)
-    return Explanation(matches, [] if matches else near_misses(text, catalog))
+    cleaned = clean(text)
+    exact = _find_in(Skeleton.of(cleaned), catalog)
+    if any(m.kind == "exact" and not _is_context(m) for m in exact):
+        # Exact matches rank above cut-off ones; each group keeps its final-exception-first order.
+        return Explanation(sorted(exact, key=lambda m: m.kind != "exact"), [])
+    # Only a paste without an exact match pays for importing the partial matcher.
+    from autograd_errors import fuzzy, not_autograd
+
+    pasted = fuzzy.words(fuzzy.message_lines(cleaned))
+    elsewhere = not_autograd.recognise(pasted[-fuzzy.MAX_WORDS :])
+    if elsewhere is not None:
+        return Explanation([], [], elsewhere)
+    # A message cut off at a line end matched its wording's start, with its fields: it stands
+    # for its entry. The ranking is the fragments': a start several entries share ranks them all.
+    cut = {m.entry.id: m for m in exact if not _is_context(m)}
+    ranked = [cut.pop(m.entry.id, m) for m in partial_matches(pasted, catalog)]
+    main = [m for m in ranked if not _is_context(m)] + list(cut.values())
+    if main:
+        return Explanation(main, [])
+    if exact or ranked:  # anomaly mode's warnings alone
+        return Explanation(exact or ranked, [])
+    return Explanation([], near_misses_of(pasted, catalog))
+
+
+def _is_context(match: Match) -> bool:
+    return (match.entry.id, match.wording.variant) in CONTEXT_WORDINGS
+
+
+def partial_matches(pasted: list[str], catalog: Catalog) -> list[Match]:
+    """Entries a fragment of the paste belongs to: the best, and those sharing its fragment."""
+    from autograd_errors import fuzzy
+
+    best: dict[str, fuzzy.Fragment] = {}
+    fragments = fuzzy.fragments(pasted, catalog)
+    # A context line gives way to the main error it accompanies, but not to a faint echo of
+    # another wording in its own words: the main fragment must score half as much at least.
+    main = [f for f in fragments if (f.entry.id, f.wording.variant) not in CONTEXT_WORDINGS]
+    if main and main[0].score * 2 >= fragments[0].score:
+        fragments = main
+    for fragment in fragments:
+        best.setdefault(fragment.entry.id, fragment)  # strongest first
+    ranked = list(best.values())
+    if not ranked:
+        return []
+    top = ranked[0].score
+    shared = [f for f in ranked if f.score * 100 >= top * fuzzy.SHARED_PERCENT]
+    return [Match(f.entry, f.wording, {}, f.coverage) for f in shared[: fuzzy.MAX_PARTIAL]]
+
+
+def near_misses_of(pasted: list[str], catalog: Catalog) -> list[NearMiss]:
+    from autograd_errors import fuzzy
+
+    return [
+        NearMiss(entry, share)
+        for entry, share in fuzzy.near_misses(pasted, catalog)[:NEAR_MISS_LIMIT]
+    ]
 
 
 def find_matches(text: str, catalog: Catalog) -> list[Match]:
     """Every entry present in ``text``: the final exception first, then earlier exceptions,
     then warnings (last first). Warnings come after exceptions even when the paste shows them
     later, as when a terminal interleaves stderr and stdout."""
-    sk = skeleton(text)
+    return _find_in(skeleton(text), catalog)
+
+
+def _find_in(sk: Skeleton, catalog: Catalog) -> list[Match]:
     candidates = [
         (found, entry, wording)
         for entry in catalog
@@ -123,8 +222,11 @@ def find_matches(text: str, catalog: Catalog) -> list[Match]:
         insort(taken, (found.start, found.end))
         previous = latest.get(entry.id)
         if previous is None or found.end > previous.end:
-            latest[entry.id] = Match(entry, wording, found)
-    return sorted(latest.values(), key=lambda m: (_is_exception(m), m.end), reverse=True)
+            latest[entry.id] = Match.of(entry, wording, found)
+    matches = sorted(latest.values(), key=lambda m: (_is_exception(m), m.end), reverse=True)
+    if any(not _is_context(m) for m in matches):
+        matches = [m for m in matches if not _is_context(m)]
+    return matches
 
 
 def _is_exception(match: Match) -> bool:
@@ -136,29 +238,3 @@ def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
     if i < len(taken) and taken[i][0] < end:
         return True
     return i > 0 and taken[i - 1][1] > start
-
-
-def near_misses(text: str, catalog: Catalog, limit: int = 3) -> list[NearMiss]:
-    """Entries sharing most of their wording's words with the end of the paste."""
-    words = _words(clean(text[-NEAR_MISS_TAIL:]))
-    if not words:
-        return []
-    found = []
-    for entry in catalog:
-        if not entry.wordings:
-            continue  # a pitfall has no message to resemble
-        best = max(_similarity(wording.template.tokens, words) for wording in entry.wordings)
-        if best >= NEAR_MISS_SIMILARITY:
-            found.append(NearMiss(entry, round(best, 2)))
-    found.sort(key=lambda miss: miss.similarity, reverse=True)
-    return found[:limit]
-
-
-def _words(text: str) -> set[str]:
-    stripped = (word.strip(_PUNCTUATION).lower() for word in text.split())
-    return {word for word in stripped if len(word) > 2}
-
-
-def _similarity(tokens: tuple[object, ...], words: set[str]) -> float:
-    own = _words(" ".join(token for token in tokens if isinstance(token, str)))
-    return len(own & words) / len(own) if own else 0.0

@@ -23,18 +23,30 @@ MAX_CHARS = 4_000_000
 
 _NEWLINE_MARK = "\x01"  # stands for a line end while splitting; a control character, so never kept
 # Control characters other than tab, line feed and escape become spaces.
-_CONTROLS = {
-    code: " " for code in (*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x1B), *range(0x1C, 0x20))
-}
-_CONTROLS.update({0x7F: " ", 0x85: " ", 0xFEFF: " ", 0x200B: " "})
-_ANSI_PATTERN = (
+#: Control characters other than tab, line feed and escape, and a few invisible ones: each
+#: becomes a space. (These constants are exported to the browser's matcher by export.py.)
+CONTROL_CODES = (
+    *range(0x09),
+    0x0B,
+    0x0C,
+    *range(0x0E, 0x1B),
+    *range(0x1C, 0x20),
+    0x7F,
+    0x85,
+    0xFEFF,
+    0x200B,
+)
+_CONTROLS = dict.fromkeys(CONTROL_CODES, " ")
+#: Terminal escape sequences (a regular expression, valid in Python and JavaScript alike).
+ANSI_PATTERN = (
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor movement
     r"|\x1b\][^\x07\x1b]{0,2048}(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks
     r"|\x1b[@-Z\\-_]?"  # other escapes, and a lone ESC
 )
-_LINE_MARKERS = (">", "... ", "E   ", "In [", "Out[")
-# What may close a quoted, cut-off message before its line ends: quotes, code and bold marks.
-_CLOSERS = "\"'`)]*_\u201d\u2019"
+#: What quoting, prompts and test runners put at the start of a line.
+LINE_MARKERS = (">", "... ", "E   ", "In [", "Out[")
+#: What may close a quoted, cut-off message before its line ends: quotes, code and bold marks.
+CLOSERS = "\"'`)]*_\u201d\u2019"
 
 
 def clean(text: str) -> str:
@@ -44,9 +56,9 @@ def clean(text: str) -> str:
     if "\x1b" in text:
         import re  # only escape codes need it; keeps the usual path free of re's import cost
 
-        text = re.sub(_ANSI_PATTERN, "", text)
+        text = re.sub(ANSI_PATTERN, "", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").translate(_CONTROLS)
-    if any(marker in text for marker in _LINE_MARKERS):
+    if any(marker in text for marker in LINE_MARKERS):
         text = "\n".join(_strip_marker(line) for line in text.split("\n"))
     return text
 
@@ -129,7 +141,7 @@ class Skeleton:
         """Whether a line of the paste ends at ``pos``, perhaps after closing quotes or "..."."""
         text = self.text
         end = pos
-        while end < len(text) and text[end] in _CLOSERS:
+        while end < len(text) and text[end] in CLOSERS:
             end += 1
         if text.startswith("...", end):
             end += 3

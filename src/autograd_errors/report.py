@@ -8,9 +8,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO, Any
 
+    from autograd_errors import not_autograd
     from autograd_errors.catalog import Entry
     from autograd_errors.frames import Frame
-    from autograd_errors.matching import Explanation, Match
+    from autograd_errors.matching import Explanation, Match, NearMiss
 
 #: Where the reference site is published; ``--base-url`` or AUTOGRAD_ERRORS_BASE_URL override it.
 DEFAULT_BASE_URL = "https://autograd-errors.readthedocs.io/en/latest/"
@@ -71,6 +72,7 @@ def match_json(match: Match, base_url: str, frame: Frame | None = None) -> dict[
         "id": match.entry.id,
         "title": match.entry.title,
         "exception": match.wording.exception,
+        "match": match.kind,
         "score": match.score,
         "variant": match.wording.variant,
         "fields": match.fields,
@@ -82,6 +84,14 @@ def match_json(match: Match, base_url: str, frame: Frame | None = None) -> dict[
         "fix": match.entry.fix,
         "causes": [{"id": c.id, "text": c.text, "fix": c.fix} for c in match.entry.causes],
     }
+
+
+def near_json(miss: NearMiss) -> dict[str, Any]:
+    return {"id": miss.entry.id, "title": miss.entry.title, "score": miss.similarity}
+
+
+def not_autograd_json(kind: not_autograd.Kind | None) -> dict[str, str] | None:
+    return None if kind is None else {"kind": kind.name, "hint": kind.hint, "url": kind.url}
 
 
 def entry_json(entry: Entry, base_url: str) -> dict[str, Any]:
@@ -161,6 +171,10 @@ def explanation_text(
     """Everything about each entry found in the paste (``explain --verbose``)."""
     matches = explanation.matches
     out: list[str] = []
+    elsewhere = explanation.not_autograd
+    if elsewhere is not None:
+        heading = style.red("Not an autograd error")
+        return f"{heading} ({elsewhere.name}): {elsewhere.hint} See {elsewhere.url}"
     if not matches:
         out.append(style.red("No entry matches this text."))
         if explanation.near_misses:
@@ -176,7 +190,10 @@ def explanation_text(
         out.append("")
         out.append("`autograd-errors list` shows every entry.")
         return "\n".join(out)
-    if len(matches) > 1:
+    if explanation.shared:
+        out.append(f"{len(matches)} entries share this part of a message; none stands out.")
+        out.append("")
+    elif len(matches) > 1:
         out.append(f"{len(matches)} entries in this paste, the final exception first.")
         out.append("")
     for number, match in enumerate(matches, 1):
@@ -216,9 +233,19 @@ def short_text(
     found in the paste get a line each. Empty for no match."""
     if not explanation.matches:
         return ""
+    if explanation.shared:  # a fragment several entries hold: no winner to put first
+        out = [f"{len(explanation.matches)} entries share this part of a message; none stands out."]
+        for match in explanation.matches:
+            out.append(
+                f"  {style.bold(match.entry.title)}  {style.dim('(' + match.entry.id + ')')}"
+            )
+            out.append(f"    {page_url(base_url, match.entry)}")
+        return "\n".join(out)
     first, *others = explanation.matches
     entry = first.entry
     out = _heading(entry, "", style, width)
+    if first.kind != "exact":
+        out.append(style.dim(f"  Matched part of the wording ({round(first.score * 100)}% of it)."))
     out += _frame_lines(frame, style, width)
     details = first.details()
     # What happened (the first sentence), then the most specific advice: a hint for the values
@@ -264,7 +291,11 @@ def _match_lines(
     entry, wording = match.entry, match.wording
     out = _heading(entry, label, style, width) + _frame_lines(frame, style, width)
     out += _paragraphs(f"{wording.exception}: {match.message}", width, "  ")
-    coverage = "" if match.score >= 1 else f" Your paste stops {round(match.score * 100)}% into it."
+    coverage = (
+        ""
+        if match.kind == "exact"
+        else f" Matched part of the wording ({round(match.score * 100)}% of it)."
+    )
     out.append(
         style.dim(
             f"  Wording '{wording.variant}', printed by {wording.releases.describe()}.{coverage}"

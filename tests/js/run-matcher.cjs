@@ -1,22 +1,33 @@
-// Runs the browser matcher under Node: node run-matcher.cjs CATALOG.json PASTES.json
-// Prints, for each paste, what the matcher found, in the shape the Python test compares.
+// Runs the browser matcher under Node, in the shape the Python tests compare.
+//   node run-matcher.cjs CATALOG.json PASTES.json   one JSON array of results for the pastes
+//   node run-matcher.cjs CATALOG.json --stream      one paste per stdin line (a JSON string),
+//                                                   one result per stdout line, until stdin ends
 "use strict";
 const fs = require("fs");
 const path = require("path");
+const readline = require("readline");
 const matcher = require(path.join(__dirname, "..", "..", "src", "autograd_errors", "static",
   "autograd-matcher.js"));
 
 const [catalogPath, pastesPath] = process.argv.slice(2);
 const catalog = new matcher.Catalog(JSON.parse(fs.readFileSync(catalogPath, "utf8")));
-const pastes = JSON.parse(fs.readFileSync(pastesPath, "utf8"));
-const results = pastes.map((text) => {
+
+function result(text) {
   const found = matcher.explain(text, catalog);
   return {
     matches: found.matches.map((m) => ({
-      id: m.entry.id, variant: m.wording.variant, fields: m.fields, score: m.score,
-      message: m.message, details: m.details,
+      id: m.entry.id, variant: m.wording.variant, kind: m.kind, fields: m.fields,
+      score: m.score, message: m.message, details: m.details,
     })),
-    near_misses: found.nearMisses.map((miss) => miss.entry.id),
+    near_misses: found.nearMisses.map((miss) => [miss.entry.id, miss.similarity]),
+    not_autograd: found.notAutograd ? found.notAutograd.kind : null,
   };
-});
-process.stdout.write(JSON.stringify(results));
+}
+
+if (pastesPath === "--stream") {
+  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  lines.on("line", (line) => process.stdout.write(JSON.stringify(result(JSON.parse(line))) + "\n"));
+} else {
+  const pastes = JSON.parse(fs.readFileSync(pastesPath, "utf8"));
+  process.stdout.write(JSON.stringify(pastes.map(result)));
+}

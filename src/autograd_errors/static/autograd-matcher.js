@@ -1,29 +1,33 @@
 /*
  * The autograd-errors matcher, in the browser: the same algorithm as the Python package
- * (normalize.py, templates.py, matching.py), fed by the catalog JSON the site build exports
- * (export.py). A shared file of test vectors runs against both implementations.
+ * (normalize.py, templates.py, matching.py, fuzzy.py, not_autograd.py), fed by the catalog JSON
+ * the site build exports (export.py). A shared file of test vectors runs against both implementations.
  *
  * Works as a browser script (window.AutogradErrors) and as a Node module.
  */
 (function (root) {
   "use strict";
 
+  // Every constant comes from the catalog's settings (export.py), none is copied here.
   const NEWLINE_MARK = "\x01";
-  const LINE_MARKERS = [">", "... ", "E   ", "In [", "Out["];
-  const CLOSERS = "\"'`)]*_\u201d\u2019";
-  const PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~";
-  const ANSI =
-    /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,2048}(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]?/g;
-  // Control characters other than tab, line feed and escape, and a few invisible ones.
-  const CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f\x85\ufeff\u200b]/g;
 
   // ---- normalize.py ----------------------------------------------------------------------
 
-  function clean(text, maxChars) {
-    if (text.length > maxChars) text = text.slice(text.length - maxChars);
-    if (text.indexOf("\x1b") !== -1) text = text.replace(ANSI, "");
-    text = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").replace(CONTROLS, " ");
-    if (LINE_MARKERS.some((marker) => text.indexOf(marker) !== -1)) {
+  // The settings' character sets as regular expressions, built once per catalog.
+  function compileSettings(settings) {
+    const codes = settings.control_codes
+      .map((code) => "\\u" + code.toString(16).padStart(4, "0")).join("");
+    return Object.assign({}, settings, {
+      ansi: new RegExp(settings.ansi_pattern, "g"),
+      controls: new RegExp("[" + codes + "]", "g"),
+    });
+  }
+
+  function clean(text, settings) {
+    if (text.length > settings.max_chars) text = text.slice(text.length - settings.max_chars);
+    if (text.indexOf("\x1b") !== -1) text = text.replace(settings.ansi, "");
+    text = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").replace(settings.controls, " ");
+    if (settings.line_markers.some((marker) => text.indexOf(marker) !== -1)) {
       text = text.split("\n").map(stripMarker).join("\n");
     }
     return text;
@@ -73,7 +77,8 @@
   }
 
   class Skeleton {
-    constructor(cleaned) {
+    constructor(cleaned, settings) {
+      this.closers = settings.closers;
       const words = cleaned.split("\n").join(` ${NEWLINE_MARK} `).split(/\s+/);
       const pieces = [];
       this.breaks = [];
@@ -110,7 +115,7 @@
     endsLine(pos) {
       const text = this.text;
       let end = pos;
-      while (end < text.length && CLOSERS.indexOf(text[end]) !== -1) end++;
+      while (end < text.length && this.closers.indexOf(text[end]) !== -1) end++;
       if (text.startsWith("...", end)) end += 3;
       else if (text.startsWith("\u2026", end)) end += 1;
       if (end === text.length) return true;
@@ -172,20 +177,9 @@
     constructor(wording, settings) {
       this.settings = settings;
       this.tokens = wording.tokens;
-      // As templates.py's _parts: literals lose their whitespace, neighbours merge.
-      this.parts = [];
-      for (const token of wording.tokens) {
-        if (typeof token !== "string") {
-          this.parts.push({ name: token.name, kind: settings.kinds[token.kind],
-            endsAtBreak: token.ends_at_break });
-          continue;
-        }
-        const literal = token.split(/\s+/).join("");
-        if (!literal) continue;
-        const last = this.parts.length - 1;
-        if (last >= 0 && typeof this.parts[last] === "string") this.parts[last] += literal;
-        else this.parts.push(literal);
-      }
+      // The parts templates.py matches: whitespace-free literals and placeholders.
+      this.parts = wording.parts.map((part) => (typeof part === "string" ? part
+        : { name: part.name, kind: settings.kinds[part.kind], endsAtBreak: part.ends_at_break }));
       this.literalChars = this.parts
         .filter((part) => typeof part === "string")
         .reduce((sum, part) => sum + part.length, 0);
@@ -259,14 +253,195 @@
 
   class Catalog {
     constructor(data) {
-      this.settings = data.settings;
+      this.settings = compileSettings(data.settings);
       this.entries = data.entries;
+      const byVariant = new Map();
       for (const entry of this.entries) {
         for (const wording of entry.wordings) {
           wording.template = new Template(wording, this.settings);
+          byVariant.set(entry.id + "\n" + wording.variant, { entry, wording });
+        }
+      }
+      this.context = new Set(this.settings.context_wordings.map(([id, v]) => id + "\n" + v));
+      this.index = new WordIndex(data.words, byVariant, this.settings.fuzzy);
+    }
+  }
+
+  // ---- fuzzy.py: partial matches by rare words (the index comes built from export.py) --------
+
+  function words(text, maxRawWords) {
+    const found = [];
+    const all = text.replace(/[^A-Za-z0-9_]+/g, " ").toLowerCase().split(" ").filter(Boolean);
+    for (const raw of all.slice(Math.max(0, all.length - maxRawWords))) {
+      let start = 0, end = raw.length;
+      while (start < end && raw[start] === "_") start++;
+      while (end > start && raw[end - 1] === "_") end--;
+      if (end > start) found.push(raw.slice(start, end));
+    }
+    return found;
+  }
+
+  function messageLines(cleaned, maxLines) {
+    const kept = [];
+    let afterFrame = false;
+    const lines = cleaned.split("\n");
+    for (const line of lines.slice(Math.max(0, lines.length - maxLines))) {
+      const stripped = line.replace(/^\s+/, "");
+      if (stripped.startsWith('File "')) { afterFrame = true; continue; }
+      if (afterFrame && stripped && (line[0] === " " || line[0] === "\t")) {
+        afterFrame = false;
+        continue;
+      }
+      afterFrame = false;
+      kept.push(line);
+    }
+    return kept.join("\n");
+  }
+
+  function deletions(word) {
+    const found = [];
+    for (let i = 0; i < word.length; i++) found.push(word.slice(0, i) + word.slice(i + 1));
+    return found;
+  }
+
+  function pushTo(map, key, value) {
+    const list = map.get(key);
+    if (list) list.push(value); else map.set(key, [value]);
+  }
+
+  class WordIndex {
+    constructor(data, byVariant, settings) {
+      this.settings = settings;
+      this.weights = new Map(data.weights);
+      this.common = new Set(data.common);
+      this.wordings = data.wordings.map(([id, variant]) => byVariant.get(id + "\n" + variant));
+      this.sequences = data.sequences;
+      // Prefix sums, as fuzzy.py's: weight and placeholders before each position.
+      this.weightBefore = this.sequences.map((sequence) => {
+        const sums = [0];
+        for (const word of sequence) {
+          sums.push(sums[sums.length - 1] + (word === null ? 0 : this.weights.get(word)));
+        }
+        return sums;
+      });
+      this.holesBefore = this.sequences.map((sequence) => {
+        const sums = [0];
+        for (const word of sequence) sums.push(sums[sums.length - 1] + (word === null ? 1 : 0));
+        return sums;
+      });
+      this.occurrences = new Map();
+      this.sequences.forEach((sequence, k) => sequence.forEach((word, position) => {
+        if (word !== null) pushTo(this.occurrences, word, [k, position]);
+      }));
+      this.byDeletion = new Map();
+      for (const word of this.weights.keys()) {
+        if (word.length >= settings.typo_min_length - 1) {
+          for (const deleted of deletions(word)) pushTo(this.byDeletion, deleted, word);
         }
       }
     }
+
+    similar(word) {
+      if (word.length < this.settings.typo_min_length ||
+          word.length > this.settings.typo_max_length) return [];
+      const candidates = [...(this.byDeletion.get(word) || [])];
+      const dropped = deletions(word);
+      for (const d of dropped) if (this.weights.has(d)) candidates.push(d);
+      for (const d of dropped) for (const c of (this.byDeletion.get(d) || [])) candidates.push(c);
+      const found = [];
+      for (const c of candidates) if (c !== word && !found.includes(c)) found.push(c);
+      return found;
+    }
+  }
+
+  function fragments(pasted, index) {
+    const s = index.settings;
+    const kept = pasted.filter((word) => !index.common.has(word));
+    const tail = kept.slice(Math.max(0, kept.length - s.max_words));
+    const memo = new Map();
+    const recent = new Map();
+    const best = new Map();
+    tail.forEach((word, i) => {
+      let hits = memo.get(word);
+      if (!hits) {
+        hits = (index.occurrences.get(word) || []).map(([k, j]) => [k, j, index.weights.get(word)]);
+        for (const similar of index.similar(word)) {
+          const weight = Math.floor(index.weights.get(similar) * s.typo_quarters / 4);
+          for (const [k, j] of index.occurrences.get(similar) || []) hits.push([k, j, weight]);
+        }
+        memo.set(word, hits);
+      }
+      for (const [k, j, weight] of hits) {
+        const weightBefore = index.weightBefore[k], holesBefore = index.holesBefore[k];
+        let states = recent.get(k);
+        if (!states) { states = []; recent.set(k, states); }
+        while (states.length && states[0][0] < i - s.max_paste_gap) states.shift();
+        let score = weight, matched = weight, count = 1;
+        for (const [pi, pj, pscore, pmatched, pcount] of states) {
+          if (pi >= i || !(pj < j && j <= pj + s.max_wording_gap)) continue;
+          let cost = Math.floor((weightBefore[j] - weightBefore[pj + 1]) / 2);
+          const holes = holesBefore[j] - holesBefore[pj + 1];
+          const extra = i - pi - 1 - holes * s.placeholder_words;
+          if (extra > 0) cost += extra * s.insert_cost;
+          if (pscore + weight - cost > score) {
+            score = pscore + weight - cost; matched = pmatched + weight; count = pcount + 1;
+          }
+        }
+        states.push([i, j, score, matched, count]);
+        const previous = best.get(k);
+        if (!previous || score >= previous[0]) best.set(k, [score, matched, count, i]);
+      }
+    });
+    const found = [];
+    for (const [k, [score, matched, count, end]] of best) {
+      if (score < s.min_score || count < s.min_anchors) continue;
+      const { entry, wording } = index.wordings[k];
+      const total = index.weightBefore[k][index.weightBefore[k].length - 1];
+      const coverage = total ? Math.min(Math.floor(matched * 1000 / total), 999) / 1000 : 0;
+      found.push({ entry, wording, score, coverage, anchors: count, end });
+    }
+    found.sort((a, b) => (b.score - a.score) || (b.coverage - a.coverage) || (b.end - a.end));
+    return found;
+  }
+
+  function fuzzyNearMisses(pasted, index) {
+    const s = index.settings;
+    const present = new Set();
+    for (const word of new Set(pasted.slice(Math.max(0, pasted.length - s.max_words)))) {
+      if (index.weights.has(word)) present.add(word);
+      for (const similar of index.similar(word)) present.add(similar);
+    }
+    const shares = new Map();
+    index.sequences.forEach((sequence, k) => {
+      const { entry } = index.wordings[k];
+      let total = 0, held = 0;
+      for (const word of sequence) {
+        if (word === null) continue;
+        total += index.weights.get(word);
+        if (present.has(word)) held += index.weights.get(word);
+      }
+      if (!total) return;
+      const share = Math.floor(held * 100 / total);
+      const previous = shares.get(entry.id);
+      if (held < s.near_miss_weight || share < s.near_miss_percent) return;
+      if (share > (previous ? previous.share : -1)) {
+        shares.set(entry.id, { entry, share });
+      }
+    });
+    return [...shares.values()].sort((a, b) => b.share - a.share)
+      .map(({ entry, share }) => ({ entry, similarity: share / 100 }));
+  }
+
+  function recogniseNotAutograd(pasted, kinds) {
+    const text = " " + pasted.join(" ") + " ";
+    let found = null, last = -1;
+    for (const kind of kinds) {
+      for (const phrase of kind.phrases) {
+        const at = text.lastIndexOf(" " + phrase + " ");
+        if (at > last) { found = kind; last = at; }
+      }
+    }
+    return found;
   }
 
   function withDerivedFields(fields) {
@@ -321,7 +496,7 @@
   }
 
   function findMatches(text, catalog) {
-    const skeleton = new Skeleton(clean(text, catalog.settings.max_chars));
+    const skeleton = new Skeleton(clean(text, catalog.settings), catalog.settings);
     const candidates = [];
     for (const entry of catalog.entries) {
       for (const wording of entry.wordings) {
@@ -340,58 +515,82 @@
       taken.splice(spanIndex(taken, found.start, found.end), 0, [found.start, found.end]);
       const previous = latest.get(entry.id);
       if (!previous || found.end > previous.end) {
-        latest.set(entry.id, {
-          entry, wording, fields: found.fields, score: wording.template.score(found),
-          start: found.start, end: found.end,
-          message: wording.template.render(found.fields),
-          details: details(entry, found.fields),
-        });
+        latest.set(entry.id, makeMatch(entry, wording, found.fields,
+          wording.template.score(found), found.start, found.end));
       }
     }
-    return [...latest.values()].sort((a, b) =>
+    const matches = [...latest.values()].sort((a, b) =>
       (Number(isException(b)) - Number(isException(a))) || (b.end - a.end));
-  }
-
-  function words(text) {
-    const found = new Set();
-    for (const raw of text.split(/\s+/)) {
-      let start = 0, end = raw.length;
-      while (start < end && PUNCTUATION.indexOf(raw[start]) !== -1) start++;
-      while (end > start && PUNCTUATION.indexOf(raw[end - 1]) !== -1) end--;
-      const word = raw.slice(start, end).toLowerCase();
-      if (word.length > 2) found.add(word);
+    if (matches.some((m) => !isContext(m, catalog))) {
+      return matches.filter((m) => !isContext(m, catalog));
     }
-    return found;
+    return matches;
   }
 
-  function nearMisses(text, catalog, limit) {
-    const settings = catalog.settings;
-    const pasted = words(clean(text.slice(-settings.near_miss_tail), settings.max_chars));
-    if (!pasted.size) return [];
-    const found = [];
-    for (const entry of catalog.entries) {
-      let best = 0;
-      for (const wording of entry.wordings) {
-        const own = words(wording.tokens.filter((t) => typeof t === "string").join(" "));
-        if (!own.size) continue;
-        let shared = 0;
-        for (const word of own) if (pasted.has(word)) shared++;
-        best = Math.max(best, shared / own.size);
-      }
-      if (best >= settings.near_miss_similarity) {
-        found.push({ entry, similarity: Math.round(best * 100) / 100 });
-      }
+  function makeMatch(entry, wording, fields, score, start, end) {
+    return {
+      entry, wording, fields, score, kind: score >= 1 ? "exact" : "partial", start, end,
+      message: wording.template.render(fields), details: details(entry, fields),
+    };
+  }
+
+  function isContext(match, catalog) {
+    return catalog.context.has(match.entry.id + "\n" + match.wording.variant);
+  }
+
+  function partialMatches(pasted, catalog) {
+    let found = fragments(pasted, catalog.index);
+    // As matching.py: a context line gives way to a main fragment scoring half as much at least.
+    const main = found.filter((f) => !isContext(f, catalog));
+    if (main.length && main[0].score * 2 >= found[0].score) found = main;
+    const best = new Map();
+    for (const fragment of found) {
+      if (!best.has(fragment.entry.id)) best.set(fragment.entry.id, fragment);
     }
-    found.sort((a, b) => b.similarity - a.similarity);
-    return found.slice(0, limit || 3);
+    const ranked = [...best.values()];
+    if (!ranked.length) return [];
+    const top = ranked[0].score;
+    return ranked.filter((f) => f.score * 100 >= top * catalog.index.settings.shared_percent)
+      .slice(0, catalog.index.settings.max_partial)
+      .map((f) => makeMatch(f.entry, f.wording, {}, f.coverage, -1, -1));
   }
 
+  // As matching.py's explain: exact matches first; else a non-autograd error; else partial
+  // matches; else near misses.
   function explain(text, catalog) {
-    const matches = findMatches(text, catalog);
-    return { matches, nearMisses: matches.length ? [] : nearMisses(text, catalog) };
+    const exact = findMatches(text, catalog);
+    const none = { matches: [], nearMisses: [], notAutograd: null };
+    if (exact.some((m) => m.kind === "exact" && !isContext(m, catalog))) {
+      // Exact matches rank above cut-off ones (a stable sort keeps each group's order).
+      const ranked = exact.slice().sort((a, b) =>
+        Number(a.kind !== "exact") - Number(b.kind !== "exact"));
+      return Object.assign(none, { matches: ranked });
+    }
+    const settings = catalog.settings;
+    const pasted = words(messageLines(clean(text, settings), settings.fuzzy.max_lines),
+      settings.fuzzy.max_raw_words);
+    const tail = pasted.slice(Math.max(0, pasted.length - settings.fuzzy.max_words));
+    const elsewhere = recogniseNotAutograd(tail, settings.not_autograd);
+    if (elsewhere) return Object.assign(none, { notAutograd: elsewhere });
+    const cut = new Map();
+    for (const m of exact) if (!isContext(m, catalog)) cut.set(m.entry.id, m);
+    const ranked = partialMatches(pasted, catalog).map((m) => {
+      const kept = cut.get(m.entry.id);
+      cut.delete(m.entry.id);
+      return kept || m;
+    });
+    const main = ranked.filter((m) => !isContext(m, catalog)).concat([...cut.values()]);
+    if (main.length) return Object.assign(none, { matches: main });
+    // Anomaly mode's warnings alone.
+    if (exact.length || ranked.length) {
+      return Object.assign(none, { matches: exact.length ? exact : ranked });
+    }
+    return Object.assign(none, {
+      nearMisses: fuzzyNearMisses(pasted, catalog.index).slice(0, settings.near_miss_limit),
+    });
   }
 
-  const api = { Catalog, Skeleton, clean, explain, findMatches, nearMisses, withDerivedFields };
+  const api = { Catalog, Skeleton, clean, explain, findMatches, words, withDerivedFields };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.AutogradErrors = api;
 })(typeof window !== "undefined" ? window : this);

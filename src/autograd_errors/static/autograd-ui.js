@@ -58,8 +58,9 @@
     box.appendChild(heading);
     box.appendChild(element("pre", "autograd-message",
       `${match.wording.exception}: ${match.message}`));
-    const cut = match.score < 1
-      ? ` Your paste stops ${Math.round(match.score * 100)}% into it.` : "";
+    box.setAttribute("data-match", match.kind);
+    const cut = match.kind === "exact"
+      ? "" : ` ${partialNote(match)}`;
     box.appendChild(element("p", "autograd-wording",
       `Wording '${match.wording.variant}', printed by ${match.wording.releases}.${cut}`));
     const names = Object.keys(match.fields);
@@ -80,29 +81,66 @@
     return box;
   }
 
+  // What both pages say about a partial match, and above several that share a fragment:
+  // the same words as the command line (report.py).
+  function partialNote(match) {
+    return `Matched part of the wording (${Math.round(match.score * 100)}% of it).`;
+  }
+
+  function isShared(found) {
+    return found.matches.length > 1 && found.matches.every((m) => m.kind === "partial");
+  }
+
+  function sharedSummary(found) {
+    return `${found.matches.length} entries share this part of a message; none stands out.`;
+  }
+
+  // A non-autograd error, or the near misses: what both pages show when no entry matches.
+  function noMatchNotice(found) {
+    const notice = element("div", "autograd-notice");
+    const elsewhere = found.notAutograd;
+    if (elsewhere) {
+      const line = element("p", "autograd-not-autograd");
+      line.setAttribute("data-not-autograd", elsewhere.kind);
+      line.appendChild(element("strong", null, "Not an autograd error"));
+      line.appendChild(document.createTextNode(` (${elsewhere.kind}): ${elsewhere.hint} See `));
+      const link = element("a", "autograd-elsewhere-link", elsewhere.url);
+      link.href = elsewhere.url;
+      line.appendChild(link);
+      notice.appendChild(line);
+      return notice;
+    }
+    if (!found.nearMisses.length) return null;
+    notice.appendChild(element("p", null,
+      "Not matches, but the closest entries (their wording differs):"));
+    const list = element("ul", "autograd-near-misses");
+    for (const miss of found.nearMisses) {
+      const item = element("li");
+      item.setAttribute("data-near-miss", miss.entry.id);
+      item.appendChild(entryLink(miss.entry, miss.entry.id));
+      item.appendChild(document.createTextNode(` ${miss.entry.title}`));
+      list.appendChild(item);
+    }
+    notice.appendChild(list);
+    return notice;
+  }
+
   function renderExplanation(container, query, found) {
     container.replaceChildren();
     if (found.matches.length) {
-      if (found.matches.length > 1) {
+      if (isShared(found)) {
+        container.appendChild(element("p", "autograd-summary", sharedSummary(found)));
+      } else if (found.matches.length > 1) {
         container.appendChild(element("p", "autograd-summary",
           `${found.matches.length} entries in this paste, the final exception first.`));
       }
       found.matches.forEach((match) => container.appendChild(renderMatch(match)));
       return;
     }
+    const notice = noMatchNotice(found);
+    if (found.notAutograd) { container.appendChild(notice); return; }
     container.appendChild(element("p", "autograd-no-match", "No entry matches this text."));
-    if (found.nearMisses.length) {
-      container.appendChild(element("p", null,
-        "Not matches, but the closest entries (their wording differs):"));
-      const list = element("ul", "autograd-near-misses");
-      for (const miss of found.nearMisses) {
-        const item = element("li");
-        item.appendChild(entryLink(miss.entry, miss.entry.id));
-        item.appendChild(document.createTextNode(` ${miss.entry.title}`));
-        list.appendChild(item);
-      }
-      container.appendChild(list);
-    }
+    if (notice) container.appendChild(notice);
     const search = element("p");
     search.appendChild(document.createTextNode("Try the "));
     const link = element("a", "autograd-search-link", "site search");
@@ -159,7 +197,8 @@
     for (const word of queryWords(query)) {
       const stem = stemmer.stemWord(word);
       for (const [table, weight] of [[index.terms, 1], [index.titleterms, 5]]) {
-        const hits = table[stem] === undefined ? [] : [].concat(table[stem]);
+        // An own property only: "constructor" or "__proto__" must not find Object's.
+        const hits = Object.prototype.hasOwnProperty.call(table, stem) ? [].concat(table[stem]) : [];
         if (!hits.length) continue;
         const idf = Math.log(1 + documents / hits.length);
         for (const doc of hits) scores.set(doc, (scores.get(doc) || 0) + weight * idf);
@@ -190,14 +229,23 @@
       loadCatalog().then((catalog) => {
         const found = AutogradErrors.explain(query, catalog);
         const long = queryWords(query).length > LONG_QUERY_WORDS;
+        const previous = document.getElementById("autograd-search-notice");
+        if (previous) previous.remove();
+        const notice = found.matches.length ? null : noMatchNotice(found);
+        if (notice) {
+          notice.id = "autograd-search-notice";
+          Search.output.parentNode.insertBefore(notice, Search.output);
+        }
         if (!found.matches.length && !long) { stockQuery(query); return; }
         const shown = new Set();
         for (const match of found.matches) {
           const item = element("li", "autograd-entry-result");
           item.setAttribute("data-search-result", match.entry.id);
           item.appendChild(entryLink(match.entry, match.entry.title));
+          item.setAttribute("data-match", match.kind);
           item.appendChild(element("span", null,
-            ` (${match.entry.id}): ${match.wording.exception}: ${match.message}`));
+            ` (${match.entry.id}): ${match.wording.exception}: ${match.message}` +
+            (match.kind === "exact" ? "" : ` ${partialNote(match)}`)));
           Search.output.appendChild(item);
           shown.add(match.entry.path.replace(/\.html$/, ""));
         }
@@ -206,15 +254,35 @@
           Search.output.appendChild(pageItem(doc));
         }
         const entries = found.matches.length;
-        finish(Search.output.children.length, entries
-          ? `This text is explained by ${entries} entr${entries === 1 ? "y" : "ies"}; ` +
-            "related pages follow."
-          : "No entry recognises this text; pages sharing its words follow.");
+        let summary = "No entry recognises this text; pages sharing its words follow.";
+        if (isShared(found)) summary = `${sharedSummary(found)} Related pages follow.`;
+        else if (entries) {
+          summary = `This text is explained by ${entries} entr${entries === 1 ? "y" : "ies"}; ` +
+            "related pages follow.";
+        }
+        finish(Search.output.children.length, summary);
       }).catch(() => stockQuery(query));
     };
   }
 
+  // The theme loads Sphinx's searchtools.js on every page, and its start-up searches for a
+  // ?q= parameter, which the paste page has too: it would then throw for want of the search
+  // page's result list. Only the search page may run Sphinx's search. Sphinx looks up
+  // Search.performSearch when the document is ready, so replacing it, before or after
+  // searchtools.js loads, is enough.
+  let guarded = false;
+  function guardSphinxSearch() {
+    if (guarded || typeof Search === "undefined") return;
+    guarded = true;
+    const performSearch = Search.performSearch;
+    Search.performSearch = (query) => {
+      if (document.getElementById("search-results")) performSearch(query);
+    };
+  }
+
+  guardSphinxSearch();
   document.addEventListener("DOMContentLoaded", () => {
+    guardSphinxSearch();
     searchPage();
     explainPage();
   });
