@@ -33,6 +33,7 @@ import urllib.parse
 from pathlib import Path
 
 from autograd_errors import catalog, fuzzy
+from autograd_errors.fuzzy import BOILERPLATE
 from autograd_errors.matching import explain
 from autograd_errors.templates import Placeholder
 
@@ -93,7 +94,10 @@ def value_for(placeholder: Placeholder, rng: random.Random) -> str:
 
 
 def _clause(message: str) -> str:
-    """A clause from the middle of the message: the second one of 4+ words, else the first."""
+    """A clause from the middle of the message: the second one of 4+ words, else the first.
+    torch's generic check text is not a clause of the message (it identifies nothing)."""
+    for boilerplate in BOILERPLATE:
+        message = message.replace(boilerplate, " ")
     clauses, current = [], []
     for word in message.split():
         current.append(word)

@@ -110,6 +110,7 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
         "words": {
             "weights": list(index.weights.items()),
             "common": sorted(index.common),
+            "boilerplate": index.boilerplate,
             "wordings": [[entry.id, wording.variant] for entry, wording in index.wordings],
             "sequences": index.sequences,
         },

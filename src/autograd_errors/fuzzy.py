@@ -33,8 +33,18 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from autograd_errors.catalog import Catalog, Entry, Wording
 
+#: What torch wraps around a check that has no message of its own (``TORCH_CHECK(cond)`` prints
+#: "Expected <cond> to be true, but got false.  (Could this error message be improved? ...)"):
+#: many unrelated errors say it, so its words are no evidence of any entry; the condition is.
+BOILERPLATE = (
+    "to be true, but got false.",
+    "(Could this error message be improved?  If so, please report an enhancement request to "
+    "PyTorch.)",
+)
 #: Only the paste's last lines and words are read: the final exception ends a traceback.
 MAX_LINES = 2000
 MAX_RAW_WORDS = 4000
@@ -54,7 +64,7 @@ PLACEHOLDER_WORDS = 6
 #: Cost of a paste word inside a chain that the wording does not hold.
 INSERT_COST = 40
 #: A partial match needs this score, and this many anchors.
-MIN_SCORE = 500
+MIN_SCORE = 700
 MIN_ANCHORS = 3
 #: Entries scoring at least this share (per cent) of the best share its fragment with it.
 SHARED_PERCENT = 85
@@ -109,6 +119,7 @@ class Index:
     """
 
     __slots__ = (
+        "boilerplate",
         "by_deletion",
         "common",
         "holes_before",
@@ -127,6 +138,7 @@ class Index:
         ]
         raw: list[list[str | None]] = []
         used_by: dict[str, set[str]] = {}
+        boilerplate = self.boilerplate = [list(words(text)) for text in BOILERPLATE]
         for entry, wording in self.wordings:
             sequence: list[str | None] = []
             for token in wording.template.tokens:
@@ -134,6 +146,7 @@ class Index:
                     sequence += words(token)
                 else:
                     sequence.append(None)
+            sequence = _without_boilerplate(sequence, boilerplate)
             raw.append(sequence)
             for word in sequence:
                 if word is not None:
@@ -181,6 +194,20 @@ class Index:
             if candidate != word and candidate not in found:
                 found.append(candidate)
         return found
+
+
+def _without_boilerplate(sequence: Sequence[str | None], runs: list[list[str]]) -> list[str | None]:
+    """``sequence`` without the word runs of :data:`BOILERPLATE`, in a wording or a paste."""
+    kept: list[str | None] = []
+    i = 0
+    while i < len(sequence):
+        run = next((r for r in runs if list(sequence[i : i + len(r)]) == r), None)
+        if run is None:
+            kept.append(sequence[i])
+            i += 1
+        else:
+            i += len(run)
+    return kept
 
 
 _INDEXES: dict[int, tuple[Catalog, Index]] = {}
@@ -231,7 +258,11 @@ def fragments(pasted_words: list[str], catalog: Catalog) -> list[Fragment]:
     """The best chain of anchors per wording, strongest first, as long as it is strong enough."""
     index = index_of(catalog)
     # Words the catalog knows as common are dropped; unknown ones stay (a typo, or a value).
-    pasted = [w for w in pasted_words if w not in index.common][-MAX_WORDS:]
+    pasted = [
+        w
+        for w in _without_boilerplate(pasted_words, index.boilerplate)
+        if w is not None and w not in index.common
+    ][-MAX_WORDS:]
     anchors = _anchors(index, pasted)
     # A chain state: (paste position, wording position, score, matched weight, anchors count).
     recent: dict[int, list[tuple[int, int, int, int, int]]] = {}
@@ -276,7 +307,8 @@ def near_misses(pasted_words: list[str], catalog: Catalog) -> list[tuple[Entry, 
     Weighing words by rarity keeps a short entry from winning on a few common words."""
     index = index_of(catalog)
     present = set()
-    for word in set(pasted_words[-MAX_WORDS:]):
+    pasted = [w for w in _without_boilerplate(pasted_words, index.boilerplate) if w is not None]
+    for word in set(pasted[-MAX_WORDS:]):
         if word in index.weights:
             present.add(word)
         present.update(index.similar(word))

@@ -314,6 +314,7 @@
       this.settings = settings;
       this.weights = new Map(data.weights);
       this.common = new Set(data.common);
+      this.boilerplate = data.boilerplate;
       this.wordings = data.wordings.map(([id, variant]) => byVariant.get(id + "\n" + variant));
       this.sequences = data.sequences;
       // Prefix sums, as fuzzy.py's: weight and placeholders before each position.
@@ -354,9 +355,21 @@
     }
   }
 
+  // As fuzzy.py's _without_boilerplate: torch's generic check text is no evidence.
+  function withoutBoilerplate(sequence, runs) {
+    const kept = [];
+    let i = 0;
+    while (i < sequence.length) {
+      const run = runs.find((r) => r.every((word, n) => sequence[i + n] === word));
+      if (run) i += run.length; else kept.push(sequence[i++]);
+    }
+    return kept;
+  }
+
   function fragments(pasted, index) {
     const s = index.settings;
-    const kept = pasted.filter((word) => !index.common.has(word));
+    const kept = withoutBoilerplate(pasted, index.boilerplate)
+      .filter((word) => !index.common.has(word));
     const tail = kept.slice(Math.max(0, kept.length - s.max_words));
     const memo = new Map();
     const recent = new Map();
@@ -406,6 +419,7 @@
 
   function fuzzyNearMisses(pasted, index) {
     const s = index.settings;
+    pasted = withoutBoilerplate(pasted, index.boilerplate);
     const present = new Set();
     for (const word of new Set(pasted.slice(Math.max(0, pasted.length - s.max_words)))) {
       if (index.weights.has(word)) present.add(word);
