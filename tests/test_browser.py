@@ -237,7 +237,17 @@ def test_the_gallery_zips_resolve(browser, server):
             assert response.read(4) == b"PK\x03\x04"
 
 
-@pytest.mark.parametrize("page", ["index.html", "explain.html?q=x", "search.html?q=detach"])
+@pytest.mark.parametrize(
+    "page",
+    [
+        "index.html",
+        "explain.html?q=x",
+        "search.html?q=detach",
+        # Formulas: MathML written at build time, no MathJax from a CDN.
+        "errors/higher-order/derivative-not-implemented.html",
+        "errors/higher-order/once-differentiable-double-backward.html",
+    ],
+)
 def test_pages_load_nothing_from_other_hosts(browser, server, page):
     """No CDN: every resource a page loads comes from the site itself."""
     results(browser, server + page, "body")
@@ -356,3 +366,13 @@ def test_sphinx_search_does_not_run_on_the_paste_page(browser, server):
 LEAF_MESSAGE = (
     "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation."
 )
+
+
+def test_formulas_are_mathml_drawn_by_the_browser(browser, server):
+    from selenium.webdriver.common.by import By
+
+    results(browser, server + "errors/higher-order/derivative-not-implemented.html", "body")
+    formulas = browser.find_elements(By.CSS_SELECTOR, "math")
+    assert len(formulas) >= 5
+    assert all(f.size["width"] > 0 for f in formulas)  # laid out, not left as TeX source
+    assert "\\sqrt" not in browser.find_element(By.TAG_NAME, "body").text
