@@ -21,7 +21,7 @@ from autograd_errors.normalize import Skeleton, clean, skeleton
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from autograd_errors import not_autograd
+    import autograd_errors.not_autograd as not_autograd
     from autograd_errors.catalog import Catalog, Entry, Wording
     from autograd_errors.templates import TemplateMatch
 
@@ -144,7 +144,8 @@ def explain(text: str, catalog: Catalog) -> Explanation:
         # Exact matches rank above cut-off ones; each group keeps its final-exception-first order.
         return Explanation(sorted(exact, key=lambda m: m.kind != "exact"), [])
     # Only a paste without an exact match pays for importing the partial matcher.
-    from autograd_errors import fuzzy, not_autograd
+    import autograd_errors.fuzzy as fuzzy
+    import autograd_errors.not_autograd as not_autograd
 
     pasted = fuzzy.words(fuzzy.message_lines(cleaned))
     elsewhere = not_autograd.recognise(pasted[-fuzzy.MAX_WORDS :])
@@ -168,7 +169,7 @@ def _is_context(match: Match) -> bool:
 
 def partial_matches(pasted: list[str], catalog: Catalog) -> list[Match]:
     """Entries a fragment of the paste belongs to: the best, and those sharing its fragment."""
-    from autograd_errors import fuzzy
+    import autograd_errors.fuzzy as fuzzy
 
     best: dict[str, fuzzy.Fragment] = {}
     fragments = fuzzy.fragments(pasted, catalog)
@@ -188,7 +189,7 @@ def partial_matches(pasted: list[str], catalog: Catalog) -> list[Match]:
 
 
 def near_misses_of(pasted: list[str], catalog: Catalog) -> list[NearMiss]:
-    from autograd_errors import fuzzy
+    import autograd_errors.fuzzy as fuzzy
 
     return [
         NearMiss(entry, share)

@@ -8,7 +8,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO, Any
 
-    from autograd_errors import not_autograd
+    import autograd_errors.not_autograd as not_autograd
     from autograd_errors.catalog import Entry
     from autograd_errors.frames import Frame
     from autograd_errors.matching import Explanation, Match, NearMiss
