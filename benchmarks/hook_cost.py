@@ -1,9 +1,10 @@
 """What ``import autograd_errors`` and ``install()`` cost a program, against a bare
 ``python -c pass`` (issue 15's budget: under 5 ms each).
 
-Each run is a new interpreter; runs alternate between the three programs so that machine load
-affects them alike; the figures are medians, and the costs are differences of medians. The
-package's bytecode is compiled before timing (one warm-up run with bytecode writing allowed).
+Each run is a new interpreter; each round runs the three programs in a shuffled order, so that
+machine load affects them alike; the figures are medians, and the costs are differences of
+medians. The package's bytecode is compiled before timing (one warm-up run with bytecode
+writing allowed).
 
     python benchmarks/hook_cost.py [--runs N]
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -39,9 +41,11 @@ def main() -> None:
     writing_bytecode = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     timed(PROGRAMS["import + install(warnings=True)"], env=writing_bytecode)
     times: dict[str, list[float]] = {name: [] for name in PROGRAMS}
+    order = list(PROGRAMS)
     for _ in range(runs):
-        for name, code in PROGRAMS.items():
-            times[name].append(timed(code))
+        random.shuffle(order)  # no program always first in its round
+        for name in order:
+            times[name].append(timed(PROGRAMS[name]))
     medians = {name: statistics.median(values) * 1000 for name, values in times.items()}
     bare = medians["python -c pass"]
     for name, median in medians.items():

@@ -2,7 +2,14 @@ from __future__ import annotations
 
 import pytest
 
+from autograd_errors import releases
 from autograd_errors.releases import ReleaseRange, parse_release
+
+
+@pytest.fixture(autouse=True)
+def _no_cached_releases(monkeypatch):
+    """Parse afresh: the cache would hide the parser from each test (and from mutation tests)."""
+    monkeypatch.setattr(releases, "_PARSED", {})
 
 
 @pytest.mark.parametrize(
@@ -13,6 +20,8 @@ from autograd_errors.releases import ReleaseRange, parse_release
         ("2.13.0+cpu", (2, 13, 0)),
         ("2.5.0a0+git1234", (2, 5, 0)),
         (" 0.4.1 ", (0, 4, 1)),
+        ("2.14.0.dev20251201+cpu", (2, 14, 0)),
+        ("10.0", (10, 0, 0)),
     ],
 )
 def test_parse_release(text, release):
@@ -57,3 +66,7 @@ def test_a_range_cannot_end_before_it_starts():
 def test_ranges_overlap_when_they_share_a_release(first, second, overlap):
     assert ReleaseRange(*first).overlaps(ReleaseRange(*second)) is overlap
     assert ReleaseRange(*second).overlaps(ReleaseRange(*first)) is overlap
+
+
+def test_parsing_is_cached():
+    assert parse_release("2.1.2") is parse_release("2.1.2")

@@ -237,6 +237,7 @@ def run_installed(target: Path, cli_env: dict, *args: str) -> subprocess.Complet
     )
 
 
+@pytest.mark.wheel
 def test_check_runs_from_an_installed_package(installed_package, cli_env):
     where = subprocess.run(
         [sys.executable, "-c", "import autograd_errors, sys; print(autograd_errors.__file__)"],
@@ -252,6 +253,7 @@ def test_check_runs_from_an_installed_package(installed_package, cli_env):
     assert statuses == {entry_id: expected_status(entry_id) for entry_id in CATALOG.ids}
 
 
+@pytest.mark.wheel
 def test_check_fails_when_torch_words_a_message_differently(installed_package, cli_env, tmp_path):
     """The catalog expects a wording torch does not print: as if torch had reworded it."""
     copy = tmp_path / "site-packages"
@@ -337,6 +339,7 @@ def test_a_warning_entry_whose_warning_vanished_is_no_error(tmp_path):
     assert result.detail == "no UserWarning of this entry was raised or warned"
 
 
+@pytest.mark.wheel
 def test_record_from_an_installed_package_needs_an_output(installed_package, cli_env, tmp_path):
     """Outside a checkout there is no data/observed to update: pip would never track the file."""
     result = run_installed(installed_package, cli_env, "record")
@@ -347,6 +350,7 @@ def test_record_from_an_installed_package_needs_an_output(installed_package, cli
     assert not (installed_package / "autograd_errors" / "data").exists()
 
 
+@pytest.mark.wheel
 def test_check_on_a_cpu_torch_reports_needs_cuda_and_exits_0(installed_package, cli_env, tmp_path):
     """The pinned torch is a CPU build: it has no CUDA, so the entry is not run."""
     import torch
