@@ -87,3 +87,23 @@ def catalog_without_causes():
     for record in Path(catalog.ENTRIES_DIR).glob("*.toml"):
         (directory / record.name).write_text(without_causes(record.read_text(encoding="utf-8")))
     return catalog.load(str(directory), use_cache=False)
+
+
+def terminal_ipython(session: str, cwd: Path, env: dict[str, str], ipython_dir: Path) -> str:
+    """What a terminal IPython prints for ``session`` typed at its prompt (colours off)."""
+    result = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "ipython"),
+            "--no-banner",
+            "--simple-prompt",
+            "--colors=nocolor",
+        ],
+        input=session,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**env, "IPYTHONDIR": str(ipython_dir)},
+        timeout=180,
+        check=False,
+    )
+    return result.stdout

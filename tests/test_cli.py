@@ -668,6 +668,9 @@ def program(tmp_path):
     return tmp_path
 
 
+RUN = (sys.executable, "-m", "autograd_errors", "run")
+
+
 def _in(directory, *command: str, cli_env) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         list(command), capture_output=True, text=True, cwd=directory, env=cli_env, timeout=120
@@ -676,17 +679,7 @@ def _in(directory, *command: str, cli_env) -> subprocess.CompletedProcess[str]:
 
 def test_run_a_script_as_python_would_with_the_answer_after(program, cli_env):
     python = _in(program, sys.executable, "train.py", "--lr", "3", cli_env=cli_env)
-    ours = _in(
-        program,
-        sys.executable,
-        "-m",
-        "autograd_errors",
-        "run",
-        "train.py",
-        "--lr",
-        "3",
-        cli_env=cli_env,
-    )
+    ours = _in(program, *RUN, "train.py", "--lr", "3", cli_env=cli_env)
     assert python.returncode == ours.returncode == 1
     assert ours.stdout == python.stdout == "argv: ['train.py', '--lr', '3'] name: __main__\n"
     assert ours.stderr.startswith(python.stderr)
@@ -697,17 +690,7 @@ def test_run_a_script_as_python_would_with_the_answer_after(program, cli_env):
 
 def test_run_a_module_with_dash_m(program, cli_env):
     python = _in(program, sys.executable, "-m", "trainer", "x", cli_env=cli_env)
-    ours = _in(
-        program,
-        sys.executable,
-        "-m",
-        "autograd_errors",
-        "run",
-        "-m",
-        "trainer",
-        "x",
-        cli_env=cli_env,
-    )
+    ours = _in(program, *RUN, "-m", "trainer", "x", cli_env=cli_env)
     assert python.returncode == ours.returncode == 1
     assert ours.stdout == python.stdout
     assert ours.stdout.startswith(f"argv: ['{program / 'trainer' / '__main__.py'}', 'x']")
@@ -715,16 +698,7 @@ def test_run_a_module_with_dash_m(program, cli_env):
 
 
 def test_run_keeps_the_programs_exit_code(program, cli_env):
-    ours = _in(
-        program,
-        sys.executable,
-        "-m",
-        "autograd_errors",
-        "run",
-        "train.py",
-        "--exit",
-        cli_env=cli_env,
-    )
+    ours = _in(program, *RUN, "train.py", "--exit", cli_env=cli_env)
     assert (ours.returncode, ours.stderr) == (7, "")
 
 

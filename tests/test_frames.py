@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import terminal_ipython
 
 from autograd_errors.frames import Frame, user_frame
 
@@ -91,23 +92,9 @@ def test_ipython_points_at_the_cell(project, cli_env, tmp_path):
         "from model import forward\nimport torch\n"
         "forward(torch.ones(3, requires_grad=True)).backward()\nexit\n"
     )
-    result = subprocess.run(
-        [
-            str(Path(sys.executable).parent / "ipython"),
-            "--no-banner",
-            "--simple-prompt",
-            "--colors=nocolor",
-        ],
-        input=session,
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env={**cli_env, "IPYTHONDIR": str(tmp_path)},
-        timeout=180,
-        check=False,
-    )
-    assert "Cell In[3], line 1" in result.stdout
-    assert user_frame(result.stdout) == Frame(
+    printed = terminal_ipython(session, project, cli_env, tmp_path)
+    assert "Cell In[3], line 1" in printed
+    assert user_frame(printed) == Frame(
         "Cell In[3]", 1, "forward(torch.ones(3, requires_grad=True)).backward()"
     )
 

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from helpers import terminal_ipython
 
 FAILING_CELL = "x = torch.randn(3, requires_grad=True)\nx += 1"
 UNRELATED_CELL = "{}['missing']"
@@ -85,21 +82,7 @@ def test_a_terminal_ipython_gets_the_answer_in_text(cli_env, tmp_path):
             "exit",
         ]
     )
-    result = subprocess.run(
-        [
-            str(Path(sys.executable).parent / "ipython"),
-            "--no-banner",
-            "--simple-prompt",
-            "--colors=nocolor",
-        ],
-        input=session,
-        capture_output=True,
-        text=True,
-        env={**cli_env, "IPYTHONDIR": str(tmp_path)},
-        timeout=180,
-        check=False,
-    )
-    printed = result.stdout
+    printed = terminal_ipython(session, tmp_path, cli_env, tmp_path)
     assert printed.count("RuntimeError: a leaf Variable that requires grad is being used") == 2
     assert printed.count("autograd-errors: In-place change to a leaf tensor") == 1
     answer_at = printed.index("autograd-errors: In-place change")
