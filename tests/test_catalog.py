@@ -322,3 +322,8 @@ def test_a_broken_record_still_gets_its_one_line_error(tmp_path):
     with pytest.raises(CatalogError, match=r"^broken\.toml: ") as caught:
         load(str(tmp_path), use_cache=False)
     assert "\n" not in str(caught.value)
+
+
+def test_every_entry_lists_its_common_causes(packaged_catalog):
+    """Issue 10: each entry names how users run into it (docs/contributing.md, item 2)."""
+    assert [entry.id for entry in packaged_catalog if not entry.causes] == []
