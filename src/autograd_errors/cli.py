@@ -312,9 +312,9 @@ def _visible(text: str) -> str:
 
 
 def _base_url(options: Options) -> str:
-    from autograd_errors.report import DEFAULT_BASE_URL
+    from autograd_errors.report import base_url
 
-    return options.base_url or os.environ.get("AUTOGRAD_ERRORS_BASE_URL") or DEFAULT_BASE_URL
+    return base_url(options.base_url)
 
 
 def _read_text(options: Options) -> str:

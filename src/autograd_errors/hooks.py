@@ -10,7 +10,6 @@ swallowed, after the original hook has run.
 
 from __future__ import annotations
 
-import os
 import sys
 
 TYPE_CHECKING = False
@@ -41,7 +40,7 @@ def answer_for(error: BaseException, *, html: bool = False, width: int | None = 
     explanation = _explain(text)
     if not explanation.matches:
         return ""
-    base_url = os.environ.get("AUTOGRAD_ERRORS_BASE_URL") or report.DEFAULT_BASE_URL
+    base_url = report.base_url()
     if html:
         return report.short_html(explanation, base_url)
     style = report.Style.for_stream(sys.stderr)
@@ -110,9 +109,10 @@ def _showwarning(
         if (filename, lineno, entry.id) in _pointed:
             return
         _pointed.add((filename, lineno, entry.id))
-        base_url = os.environ.get("AUTOGRAD_ERRORS_BASE_URL") or report.DEFAULT_BASE_URL
         stream = file or sys.stderr
-        stream.write(f"autograd-errors: {entry.title}: {report.page_url(base_url, entry)}\n")
+        stream.write(
+            f"autograd-errors: {entry.title}: {report.page_url(report.base_url(), entry)}\n"
+        )
     except Exception:  # noqa: BLE001 - a pointer is a courtesy, never a new failure
         pass
 

@@ -19,13 +19,12 @@ _previous: dict[int, tuple[Any, Any]] = {}
 class Answer:
     """What the cell shows: text in a terminal, HTML with a "More" section in a notebook."""
 
-    def __init__(self, error: BaseException) -> None:
+    def __init__(self, error: BaseException, text: str) -> None:
         self.error = error
+        self.text = text
 
     def __repr__(self) -> str:
-        from autograd_errors.hooks import answer_for
-
-        return "autograd-errors: " + answer_for(self.error, width=88)
+        return "autograd-errors: " + self.text
 
     def _repr_html_(self) -> str:
         from autograd_errors.hooks import answer_for
@@ -46,8 +45,9 @@ def _handler(
 
         from autograd_errors.hooks import answer_for
 
-        if answer_for(error):
-            display(Answer(error))  # type: ignore[no-untyped-call]
+        text = answer_for(error, width=88)  # matched once; the HTML only if a notebook asks
+        if text:
+            display(Answer(error, text))  # type: ignore[no-untyped-call]
     except Exception:  # noqa: BLE001 - the traceback is shown; the answer is a courtesy
         pass
 

@@ -17,6 +17,12 @@ if TYPE_CHECKING:
 DEFAULT_BASE_URL = "https://autograd-errors.readthedocs.io/en/latest/"
 
 
+def base_url(given: str | None = None) -> str:
+    """The site links point to: ``given`` (``--base-url``), else $AUTOGRAD_ERRORS_BASE_URL,
+    else the published site."""
+    return given or os.environ.get("AUTOGRAD_ERRORS_BASE_URL") or DEFAULT_BASE_URL
+
+
 def page_url(base_url: str, entry: Entry) -> str:
     return base_url.rstrip("/") + "/" + entry.path
 
