@@ -65,3 +65,7 @@ html_theme_options = {
 }
 html_sidebars = {"index": [], "matrix": []}
 html_show_sourcelink = False
+
+# Translations (issue 16): one gettext catalog per page, in locales/<language>/LC_MESSAGES.
+locale_dirs = ["../locales"]
+gettext_compact = False
