@@ -107,7 +107,7 @@ replica_grads = [
 ]
 gathered.mean().backward()  # fix: dataparallel-gathered-losses
 torch.testing.assert_close(weights.grad, (replica_grads[0] + replica_grads[1]) / 2)
-#
+# %%
 # Fix 2: pass the vector yourself
 # -------------------------------
 # When the per-element gradients are what you want and the samples are independent, pass
