@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -151,3 +152,22 @@ def test_every_fix_is_checked():
         "torch.testing.assert_close on the gradients, or an assert of what the fix achieves): "
         f"{unchecked}"
     )
+
+
+def test_every_heading_starts_a_text_cell():
+    """A heading in a comment block right after code would stay a code comment on the page.
+
+    sphinx-gallery turns a comment block into text only after a ``# %%`` line; without it the
+    section (its heading and prose) is shown as code and never reaches the translations.
+    """
+    misplaced = []
+    for script in sorted(GALLERY.glob("*/*.py")):
+        lines = script.read_text().splitlines()
+        for number, line in enumerate(lines):
+            if re.fullmatch(r"# [-=~^]{4,}", line):
+                start = number
+                while start > 0 and lines[start - 1].startswith("#"):
+                    start -= 1
+                if not lines[start].startswith("# %%"):
+                    misplaced.append(f"{script}:{start + 1}")
+    assert misplaced == []

@@ -143,7 +143,7 @@ clean = batch[1]
 expected = 2 * (layer.weight.detach() @ clean + layer.bias.detach()) * clean
 torch.testing.assert_close(layer.weight.grad, expected[None])
 
-#
+# %%
 # Fix: make the forward computation's gradient defined
 # ----------------------------------------------------
 # Decide what the value should be where the formula is undefined, and never evaluate the

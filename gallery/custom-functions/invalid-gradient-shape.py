@@ -117,7 +117,7 @@ wide_inputs = torch.randn(4, 5, requires_grad=True)
 (wide_inputs @ pruned).sum().backward()  # fix: saved-tensor-resized
 torch.testing.assert_close(wide_inputs.grad, pruned.detach().sum(1).expand(4, 5))
 torch.testing.assert_close(pruned.grad, wide_inputs.detach().sum(0)[:, None].expand(5, 2))
-#
+# %%
 # The device check
 # ----------------
 # The same validation compares devices. The classic is a backward that builds its gradient with

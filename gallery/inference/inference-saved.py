@@ -157,7 +157,7 @@ with torch.no_grad():  # fix: autograd-in-evaluation
         (saliency,) = torch.autograd.grad(backbone[1](hidden).sum(), batch)
 expected = (hidden.detach() > 0).float() @ backbone[0].weight.detach()
 torch.testing.assert_close(saliency, expected)
-#
+# %%
 # Fix 2: clone the inference tensor
 # ---------------------------------
 # When the tensors already exist (a cache computed by someone else's code), ``clone()`` outside
