@@ -423,10 +423,10 @@ def _explain(options: Options) -> int:
         }
         return _print_json({"query": text, **found} if options.echo else found, code)
     style, width = report.Style.for_stream(sys.stdout), report.text_width(sys.stdout)
-    if options.verbose or not explanation.matches:
+    if options.verbose:
         return _output(report.explanation_text(explanation, base_url, style, width, frame), code)
     more = "--verbose gives every common cause, why torch raises it, and the wording matched."
-    return _output(report.short_text(explanation, base_url, style, width, frame, more), code)
+    return _output(report.default_text(explanation, base_url, style, width, more), code)
 
 
 def _list(options: Options) -> int:

@@ -273,11 +273,27 @@ def short_text(
     return "\n".join(out)
 
 
+def default_text(
+    explanation: Explanation, base_url: str, style: Style, width: int, more: str = ""
+) -> str:
+    """What ``explain`` prints without ``--verbose``: the short answer (pointing at the user's
+    own line in the paste), or, with no match, what the paste is instead."""
+    if not explanation.matches:
+        return explanation_text(explanation, base_url, style, width)
+    from autograd_errors.frames import user_frame
+
+    frame = user_frame(explanation.text)
+    return short_text(explanation, base_url, style, width, frame, more)
+
+
 def short_html(explanation: Explanation, base_url: str) -> str:
     """:func:`short_text` as an HTML fragment for a notebook, with the whole explanation one
-    click away."""
+    click away; with no match, what the paste is instead."""
     from html import escape
 
+    if not explanation.matches:
+        plain_text = explanation_text(explanation, base_url, Style(False), 88)
+        return f'<div class="autograd-errors"><pre>{escape(plain_text)}</pre></div>'
     plain = short_text(explanation, base_url, Style(False), 10_000).splitlines()
     entry = explanation.matches[0].entry
     url = escape(page_url(base_url, entry), quote=True)
