@@ -455,7 +455,7 @@ def _show(options: Options) -> int:
     if options.repro:
         if options.json:
             raise UsageError("--repro prints a script; it does not go with --json")
-        return _output(_repro(entry.id), EXIT_OK)
+        return _output(_repro(entry.id, catalog, _base_url(options)), EXIT_OK)
     base_url = _base_url(options)
     if options.json:
         return _print_json(report.entry_detail_json(entry, base_url), EXIT_OK)
@@ -463,14 +463,15 @@ def _show(options: Options) -> int:
     return _output(report.entry_text(entry, base_url, style, width), EXIT_OK)
 
 
-def _repro(entry_id: str) -> str:
-    """The entry's gallery script, as bundled with the package (or beside it in a checkout)."""
+def _repro(entry_id: str, catalog: Catalog, base_url: str) -> str:
+    """The entry's gallery script, as bundled with the package (or beside it in a checkout),
+    as the site's download gives it: with the entry's text where its page has directives."""
     from autograd_errors import gallery
 
     for script in gallery.scripts():
         if script.entry_id == entry_id:
             with open(script.path, encoding="utf-8") as handle:
-                return handle.read().rstrip("\n")
+                return gallery.standalone(handle.read(), catalog, base_url).rstrip("\n")
     raise UsageError(f"no gallery script for {entry_id!r} in this installation", show_usage=False)
 
 
