@@ -45,6 +45,9 @@ def test_verbose_gives_everything(cli):
     assert "  Fix\n" in text
     assert "torch 1.5.0 and later" in text
     assert f"{DEFAULT_BASE}errors/inplace/leaf-inplace.html" in text
+    docs = _record("leaf-inplace")["docs"]
+    assert text[text.index("  Fix\n") :].count("  PyTorch documentation\n") == 1
+    assert "\n".join(f"    {link}" for link in docs) in text
 
 
 def _record(entry_id: str) -> dict:
@@ -129,6 +132,7 @@ def test_json_output_is_exactly_the_contract(cli):
             {"id": c["id"], "text": c["text"].strip(), "fix": c["fix"].strip()}
             for c in record.get("common_cause", [])
         ],
+        "docs": record["docs"],
     }
     assert in_your_paste[0].startswith(
         "The [64, 128] tensor (torch.cuda.HalfTensor), output 0 of Relu"
@@ -313,6 +317,11 @@ def test_show_json_carries_every_fact_of_the_record(cli, entry_id):
         }
         for c in record.get("common_cause", [])
     ]
+    assert shown["docs"] == record["docs"]
+    assert shown["docs"]
+    text = out(cli("show", entry_id))
+    listed = text[text.index("  PyTorch documentation\n") :].splitlines()[1:]
+    assert [line.strip() for line in listed[: len(record["docs"])]] == record["docs"]
     assert (shown["cause"], shown["fix"]) == (record["cause"].strip(), record["fix"].strip())
 
 

@@ -177,6 +177,8 @@ def entry_header(entry: Entry, base_url: str) -> list[str]:
         lines += ["", *_filled(cause.text, first="**Most common cause.** ")]
         lines += ["", *_filled(cause.fix, first="**Its fix:** ")]
     lines += ["", *_filled(entry.fix, first="**Fix.** ")]
+    if entry.docs:
+        lines += ["", "In PyTorch's documentation:", "", *(f"- {link}" for link in entry.docs)]
     lines += ["", f"``{entry.id}`` in autograd-errors: {page_url(base_url, entry)}"]
     return lines
 
