@@ -327,3 +327,47 @@ def test_a_broken_record_still_gets_its_one_line_error(tmp_path):
 def test_every_entry_lists_its_common_causes(packaged_catalog):
     """Issue 10: each entry names how users run into it (docs/contributing.md, item 2)."""
     assert [entry.id for entry in packaged_catalog if not entry.causes] == []
+
+
+def test_every_entry_links_the_pytorch_documentation_of_its_mechanism(packaged_catalog):
+    """Issue 14: one to three links each, to PyTorch's own documentation."""
+    assert [e.id for e in packaged_catalog if not 1 <= len(e.docs) <= 3] == []
+    for entry in packaged_catalog:
+        for link in entry.docs:
+            assert re.fullmatch(r"https://(docs\.)?pytorch\.org/[\w./#-]+", link), (entry.id, link)
+
+
+def _with_docs(value: str) -> str:
+    return RECORD.replace('fix = "How."', f'fix = "How."\ndocs = {value}')
+
+
+def test_docs_links_load_in_order(tmp_path):
+    links = [
+        "https://docs.pytorch.org/docs/stable/notes/autograd.html#in-place-correctness-checks",
+        "https://pytorch.org/tutorials/intermediate/custom_function_double_backward_tutorial.html",
+    ]
+    write(tmp_path, "some-entry", _with_docs(repr(links).replace("'", '"')))
+    (entry,) = load(str(tmp_path), use_cache=False)
+    assert entry.docs == tuple(links)
+    write(tmp_path, "some-entry", RECORD)
+    assert load(str(tmp_path), use_cache=False)["some-entry"].docs == ()
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ('"https://docs.pytorch.org/docs/stable/autograd.html"', "docs must be a list"),
+        ('["http://docs.pytorch.org/docs/stable/autograd.html"]', "not a link to PyTorch's"),
+        ('["https://docs.pytorch.org.evil.example/x"]', "not a link to PyTorch's"),
+        ('["https://example.org/docs/stable/autograd.html"]', "not a link to PyTorch's"),
+        ('["https://docs.pytorch.org/docs/stable/auto grad.html"]', "not a link to PyTorch's"),
+        ("[3]", "not a link to PyTorch's"),
+        ('["https://pytorch.org/docs/x.html", "https://pytorch.org/docs/x.html"]', "listed twice"),
+    ],
+)
+def test_docs_links_must_point_at_pytorch_documentation(tmp_path, value, problem):
+    write(tmp_path, "x", _with_docs(value))
+    with pytest.raises(CatalogError, match=r"^x\.toml: docs"):
+        load(str(tmp_path), use_cache=False)
+    with pytest.raises(CatalogError, match=problem):
+        load(str(tmp_path), use_cache=False)

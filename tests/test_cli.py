@@ -45,6 +45,9 @@ def test_verbose_gives_everything(cli):
     assert "  Fix\n" in text
     assert "torch 1.5.0 and later" in text
     assert f"{DEFAULT_BASE}errors/inplace/leaf-inplace.html" in text
+    docs = _record("leaf-inplace")["docs"]
+    assert text[text.index("  Fix\n") :].count("  PyTorch documentation\n") == 1
+    assert "\n".join(f"    {link}" for link in docs) in text
 
 
 def _record(entry_id: str) -> dict:
@@ -129,6 +132,7 @@ def test_json_output_is_exactly_the_contract(cli):
             {"id": c["id"], "text": c["text"].strip(), "fix": c["fix"].strip()}
             for c in record.get("common_cause", [])
         ],
+        "docs": record["docs"],
     }
     assert in_your_paste[0].startswith(
         "The [64, 128] tensor (torch.cuda.HalfTensor), output 0 of Relu"
@@ -243,12 +247,40 @@ def test_show_gives_one_entry_with_its_wordings(cli):
     assert "buffers: torch 0.2.0 to 1.5.1" in text
 
 
-def test_show_repro_prints_the_bundled_script(cli):
+def test_show_repro_prints_the_bundled_script_with_its_entry_written_out(cli):
     result = cli("show", "leaf-inplace", "--repro")
     assert result.returncode == 0
+    printed = result.stdout.decode()
     script = Path(__file__).parent.parent / "gallery" / "inplace" / "leaf-inplace.py"
-    assert result.stdout.decode() == script.read_text(encoding="utf-8").rstrip("\n") + "\n"
+    source = script.read_text(encoding="utf-8")
+    assert ".. autograd-entry:: leaf-inplace" in source
+    assert ".. autograd-" not in printed
+    assert printed.startswith(
+        '"""\nIn-place change to a leaf tensor that requires grad\n'
+        "===================================================\n\n"
+        "The message, as torch prints it (torch 1.5.0 and later)::\n\n"
+        "    RuntimeError: a leaf Variable that requires grad is being used in an in-place "
+        "operation.\n\n**Why.** A leaf is a tensor no recorded operation produced"
+    )
+    assert "**Most common cause.** A gradient step written by hand outside" in printed
+    assert "**Its fix:** Wrap the update in `with torch.no_grad():`" in printed
+    assert "**Fix.** If the change is part of the computation, make a new tensor" in printed
+    assert (
+        "https://autograd-errors.readthedocs.io/en/latest/errors/inplace/leaf-inplace.html"
+        in printed
+    )
+    # Everything after the docstring's directive is the script's own, but for the footer.
+    code_start = source.index('"""', 3)
+    assert printed[printed.index('"""', 3) :].startswith(source[code_start:][:2000])
+    assert "# - ``view-leaf-inplace``: In-place change through a view of a leaf" in printed
+    compile(printed, "leaf-inplace.py", "exec")
     assert cli("show", "leaf-inplace", "--repro", "--json").returncode == 2
+
+
+def test_show_repro_of_a_pitfall_says_it_raises_nothing(cli):
+    printed = cli("show", "grad-is-none", "--repro").stdout.decode()
+    assert ".. autograd-" not in printed
+    assert "A silent pitfall: nothing is raised" in printed
 
 
 @pytest.mark.parametrize(("columns", "longest"), [("50", 48), ("120", 118), ("", 78)])
@@ -285,6 +317,11 @@ def test_show_json_carries_every_fact_of_the_record(cli, entry_id):
         }
         for c in record.get("common_cause", [])
     ]
+    assert shown["docs"] == record["docs"]
+    assert shown["docs"]
+    text = out(cli("show", entry_id))
+    listed = text[text.index("  PyTorch documentation\n") :].splitlines()[1:]
+    assert [line.strip() for line in listed[: len(record["docs"])]] == record["docs"]
     assert (shown["cause"], shown["fix"]) == (record["cause"].strip(), record["fix"].strip())
 
 

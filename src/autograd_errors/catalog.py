@@ -145,6 +145,7 @@ class Entry:
         "cause",
         "causes",
         "details",
+        "docs",
         "exception",
         "fix",
         "hints",
@@ -175,6 +176,7 @@ class Entry:
         wordings: tuple[Wording, ...],
         retired: Retirement | None = None,
         needs: str | None = None,
+        docs: tuple[str, ...] = (),
     ) -> None:
         self.id = id
         self.kind = kind  # "error" (raises or warns) or "pitfall" (silent)
@@ -190,6 +192,7 @@ class Entry:
         self.wordings = wordings
         self.retired = retired
         self.needs = needs  # hardware the repro needs ("cuda"), or None: any machine
+        self.docs = docs  # the PyTorch documentation that explains the mechanism
 
     def __repr__(self) -> str:
         return f"Entry({self.id!r})"
@@ -383,6 +386,7 @@ _ENTRY_KEYS = {
     "fix": str,
     "details": list,
     "related": list,
+    "docs": list,
     "wording": list,
     "hint": list,
     "common_cause": list,
@@ -395,6 +399,8 @@ _REQUIRED = {"title", "exception", "section", "cause", "fix", "wording"}
 #: A pitfall raises nothing: it has no exception and no wordings, only its demonstration.
 _REQUIRED_FOR_PITFALL = {"title", "section", "cause", "fix"}
 KINDS = ("error", "pitfall")
+#: Where an entry's ``docs`` links may point: PyTorch's own documentation.
+DOCS_PREFIXES = ("https://docs.pytorch.org/", "https://pytorch.org/")
 _WORDING_KEYS = {
     "variant": str,
     "message": str,
@@ -539,6 +545,17 @@ def _entry_from(
     ):
         if not all(isinstance(item, str) for item in items):
             raise CatalogError(f"{where}: {name} must be a list of strings")
+    docs = record.get("docs", [])
+    for link in docs:
+        if not (isinstance(link, str) and link.startswith(DOCS_PREFIXES)) or link != "".join(
+            link.split()
+        ):
+            raise CatalogError(
+                f"{where}: docs: {link!r} is not a link to PyTorch's documentation "
+                f"({' or '.join(p + '...' for p in DOCS_PREFIXES)})"
+            )
+    if len(set(docs)) != len(docs):
+        raise CatalogError(f"{where}: docs: a link is listed twice")
     needs = record.get("needs")
     if needs is not None and needs not in NEEDS:
         raise CatalogError(f"{where}: needs {needs!r} is not one of {', '.join(NEEDS)}")
@@ -557,6 +574,7 @@ def _entry_from(
         wordings=wordings,
         retired=retired,
         needs=needs,
+        docs=tuple(docs),
     )
 
 

@@ -423,10 +423,10 @@ def _explain(options: Options) -> int:
         }
         return _print_json({"query": text, **found} if options.echo else found, code)
     style, width = report.Style.for_stream(sys.stdout), report.text_width(sys.stdout)
-    if options.verbose or not explanation.matches:
+    if options.verbose:
         return _output(report.explanation_text(explanation, base_url, style, width, frame), code)
     more = "--verbose gives every common cause, why torch raises it, and the wording matched."
-    return _output(report.short_text(explanation, base_url, style, width, frame, more), code)
+    return _output(report.default_text(explanation, base_url, style, width, more), code)
 
 
 def _list(options: Options) -> int:
@@ -455,7 +455,7 @@ def _show(options: Options) -> int:
     if options.repro:
         if options.json:
             raise UsageError("--repro prints a script; it does not go with --json")
-        return _output(_repro(entry.id), EXIT_OK)
+        return _output(_repro(entry.id, catalog, _base_url(options)), EXIT_OK)
     base_url = _base_url(options)
     if options.json:
         return _print_json(report.entry_detail_json(entry, base_url), EXIT_OK)
@@ -463,14 +463,15 @@ def _show(options: Options) -> int:
     return _output(report.entry_text(entry, base_url, style, width), EXIT_OK)
 
 
-def _repro(entry_id: str) -> str:
-    """The entry's gallery script, as bundled with the package (or beside it in a checkout)."""
+def _repro(entry_id: str, catalog: Catalog, base_url: str) -> str:
+    """The entry's gallery script, as bundled with the package (or beside it in a checkout),
+    as the site's download gives it: with the entry's text where its page has directives."""
     from autograd_errors import gallery
 
     for script in gallery.scripts():
         if script.entry_id == entry_id:
             with open(script.path, encoding="utf-8") as handle:
-                return handle.read().rstrip("\n")
+                return gallery.standalone(handle.read(), catalog, base_url).rstrip("\n")
     raise UsageError(f"no gallery script for {entry_id!r} in this installation", show_usage=False)
 
 

@@ -105,17 +105,47 @@ class Explanation:
     """What a paste contains: matches, exact ones first, final exception first; without them,
     the non-autograd error it holds (``not_autograd``), or else near misses."""
 
-    __slots__ = ("matches", "near_misses", "not_autograd")
+    __slots__ = ("matches", "near_misses", "not_autograd", "text")
 
     def __init__(
         self,
         matches: list[Match],
         near_misses: list[NearMiss],
         not_autograd: not_autograd.Kind | None = None,
+        text: str = "",
     ) -> None:
         self.matches = matches
         self.near_misses = near_misses
         self.not_autograd = not_autograd
+        self.text = text  # the paste, for the user's own line in its traceback
+
+    def __repr__(self) -> str:
+        if self.matches:
+            found = ", ".join(
+                f"{m.entry.id} (exact)"
+                if m.kind == "exact"
+                else f"{m.entry.id} (partial, {round(m.score * 100)}%)"
+                for m in self.matches
+            )
+        elif self.not_autograd is not None:
+            found = f"not an autograd error ({self.not_autograd.name})"
+        elif self.near_misses:
+            found = "no match; near: " + ", ".join(miss.entry.id for miss in self.near_misses)
+        else:
+            found = "no match"
+        return f"<Explanation: {found}>"
+
+    def __str__(self) -> str:
+        """What ``explain`` prints by default, plain, at 80 columns."""
+        import autograd_errors.report as report
+
+        return report.default_text(self, report.base_url(), report.Style(False), 78)
+
+    def _repr_html_(self) -> str:
+        """The notebook's rendering: the HTML of ``%load_ext autograd_errors``."""
+        import autograd_errors.report as report
+
+        return report.short_html(self, report.base_url())
 
     @property
     def shared(self) -> bool:
@@ -138,6 +168,12 @@ def with_derived_fields(fields: dict[str, str]) -> dict[str, str]:
 
 def explain(text: str, catalog: Catalog) -> Explanation:
     """Match ``text`` against every wording in ``catalog``."""
+    explanation = _explain(text, catalog)
+    explanation.text = text
+    return explanation
+
+
+def _explain(text: str, catalog: Catalog) -> Explanation:
     cleaned = clean(text)
     exact = _find_in(Skeleton.of(cleaned), catalog)
     if any(m.kind == "exact" and not _is_context(m) for m in exact):

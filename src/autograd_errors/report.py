@@ -89,6 +89,7 @@ def match_json(match: Match, base_url: str, frame: Frame | None = None) -> dict[
         "why": match.entry.cause,
         "fix": match.entry.fix,
         "causes": [{"id": c.id, "text": c.text, "fix": c.fix} for c in match.entry.causes],
+        "docs": list(match.entry.docs),
     }
 
 
@@ -123,6 +124,7 @@ def entry_detail_json(entry: Entry, base_url: str) -> dict[str, Any]:
         cause=entry.cause,
         fix=entry.fix,
         related=list(entry.related),
+        docs=list(entry.docs),
         causes=[
             {"id": c.id, "text": c.text, "fix": c.fix, "sources": list(c.sources)}
             for c in entry.causes
@@ -273,11 +275,27 @@ def short_text(
     return "\n".join(out)
 
 
+def default_text(
+    explanation: Explanation, base_url: str, style: Style, width: int, more: str = ""
+) -> str:
+    """What ``explain`` prints without ``--verbose``: the short answer (pointing at the user's
+    own line in the paste), or, with no match, what the paste is instead."""
+    if not explanation.matches:
+        return explanation_text(explanation, base_url, style, width)
+    from autograd_errors.frames import user_frame
+
+    frame = user_frame(explanation.text)
+    return short_text(explanation, base_url, style, width, frame, more)
+
+
 def short_html(explanation: Explanation, base_url: str) -> str:
     """:func:`short_text` as an HTML fragment for a notebook, with the whole explanation one
-    click away."""
+    click away; with no match, what the paste is instead."""
     from html import escape
 
+    if not explanation.matches:
+        plain_text = explanation_text(explanation, base_url, Style(False), 88)
+        return f'<div class="autograd-errors"><pre>{escape(plain_text)}</pre></div>'
     plain = short_text(explanation, base_url, Style(False), 10_000).splitlines()
     entry = explanation.matches[0].entry
     url = escape(page_url(base_url, entry), quote=True)
@@ -329,9 +347,17 @@ def _match_lines(
     out += _paragraphs(entry.cause, width, "    ")
     out.append(style.bold("  Fix"))
     out += _paragraphs(entry.fix, width, "    ")
+    out += _docs_lines(entry, style)
     out.append("")
     out.append(f"  {style.bold('More:')} {page_url(base_url, entry)}")
     return out
+
+
+def _docs_lines(entry: Entry, style: Style) -> list[str]:
+    """The PyTorch documentation that explains the entry's mechanism (a URL is not wrapped)."""
+    if not entry.docs:
+        return []
+    return [style.bold("  PyTorch documentation"), *(f"    {link}" for link in entry.docs)]
 
 
 def _causes_lines(entry: Entry, style: Style, width: int) -> list[str]:
@@ -368,6 +394,7 @@ def entry_text(entry: Entry, base_url: str, style: Style, width: int) -> str:
     out += _paragraphs(entry.cause, width, "    ")
     out.append(style.bold("  Fix"))
     out += _paragraphs(entry.fix, width, "    ")
+    out += _docs_lines(entry, style)
     if entry.related:
         out.append(style.bold("  Related"))
         out.append("    " + ", ".join(entry.related))
