@@ -9,6 +9,8 @@
 - :mod:`.nodes`: the docutils nodes and reStructuredText those directives build.
 - :mod:`.assets`: the browser's matcher, and the catalog it reads, in the site's ``_static``.
 - :mod:`.mathml`: formulas as MathML, written at build time (no script, no CDN).
+- :mod:`.pages`: entry pages headed by their titles, and the repository of the feedback links
+  (``autograd_errors_repository`` in ``conf.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from autograd_errors import __version__
-from autograd_errors.sphinxext import assets, directives, mathml, verification
+from autograd_errors.sphinxext import assets, directives, mathml, pages, verification
 from autograd_errors.sphinxext.verification import fingerprint, reset_example
 
 __all__ = ["fingerprint", "reset_example", "setup"]
@@ -30,6 +32,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", assets.add_static_files)
     app.connect("build-finished", assets.export_catalog)
     mathml.setup(app)
+    pages.setup(app)
     app.add_js_file("autograd-matcher.js")
     app.add_js_file("autograd-ui.js")
     app.add_directive("autograd-entry", directives.EntryDirective)
