@@ -360,6 +360,22 @@
     Search.status.innerText = count ? what : text("searchNothing");
   }
 
+  // Sphinx lists pages of equal score alphabetically by title: a word search would list the
+  // entries that mention it in the alphabet of their titles. A page whose title or id names a
+  // word of the query goes first (Sphinx's documented Scorer.score hook).
+  const TITLE_WORD_BONUS = 10;
+  let titleWords = new Set();
+
+  function rankNamedPagesFirst(query) {
+    titleWords = new Set(queryWords(query));
+    if (typeof Scorer === "undefined" || Scorer.score) return;
+    Scorer.score = (result) => {
+      const [docname, title, , , score] = result;
+      const named = `${title} ${docname.split("/").pop()}`.toLowerCase().split(/[^a-z0-9_]+/);
+      return score + (named.some((word) => titleWords.has(word)) ? TITLE_WORD_BONUS : 0);
+    };
+  }
+
   function searchPage() {
     if (typeof Search === "undefined" || !document.getElementById("search-results")) return;
     const stockQuery = Search.query;
@@ -374,7 +390,11 @@
           notice.id = "autograd-search-notice";
           Search.output.parentNode.insertBefore(notice, Search.output);
         }
-        if (!found.matches.length && !long) { stockQuery(query); return; }
+        if (!found.matches.length && !long) {
+          rankNamedPagesFirst(query);
+          stockQuery(query);
+          return;
+        }
         const shown = new Set();
         for (const match of found.matches) {
           const item = element("li", "autograd-entry-result");
