@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import urllib.parse
+from html import escape
 from typing import Any
 
 from docutils import nodes
@@ -112,8 +113,6 @@ def entry_feedback_url(repository_url: str, entry: Entry, page_url: str) -> str:
 def add_repository_meta(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    from html import escape
-
     meta = f'<meta name="{REPOSITORY_META}" content="{escape(repository(app.config))}">\n'
     context["metatags"] = context.get("metatags", "") + meta
 
