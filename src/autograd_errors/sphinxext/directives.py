@@ -28,7 +28,6 @@ from autograd_errors import catalog as catalog_module
 from autograd_errors import gallery, observations, verify
 from autograd_errors.catalog import Entry
 from autograd_errors.gallery import section_order, section_title
-from autograd_errors.sphinxext import pages
 from autograd_errors.sphinxext.nodes import (
     changes,
     indent,
@@ -36,6 +35,12 @@ from autograd_errors.sphinxext.nodes import (
     table,
     tagged_lines,
     text_node,
+)
+from autograd_errors.sphinxext.pages import (
+    FEEDBACK_CLASS,
+    ID_CLASS,
+    entry_feedback_url,
+    repository,
 )
 from autograd_errors.sphinxext.verification import (
     gallery_source,
@@ -168,8 +173,8 @@ class EntryDirective(_EntryDirective):
 
     def _feedback(self, entry: Entry) -> nodes.Node:
         page_url = f"{self.config.html_baseurl.rstrip('/')}/{entry.path}"
-        url = pages.entry_feedback_url(pages.repository(self.config), entry, page_url)
-        paragraph = nodes.paragraph(classes=[pages.FEEDBACK_CLASS])
+        url = entry_feedback_url(repository(self.config), entry, page_url)
+        paragraph = nodes.paragraph(classes=[FEEDBACK_CLASS])
         paragraph += nodes.Text("Wrong match or missing entry? ")
         paragraph += nodes.reference("", "Open an issue on GitHub", refuri=url)
         paragraph += nodes.Text(": the form comes filled in, and you review it before sending.")
@@ -427,7 +432,7 @@ def index_item(entry: Entry) -> nodes.list_item:
     heading = nodes.inline()
     heading += entry_link(entry, entry.title)
     heading += nodes.Text(" ")
-    heading += nodes.inline(text=entry.id, classes=[pages.ID_CLASS])
+    heading += nodes.inline(text=entry.id, classes=[ID_CLASS])
     if entry.retired:
         heading += text_node(f" (retired after torch {entry.retired.last_release})")
     line = nodes.container(classes=["autograd-index-title"])
