@@ -116,8 +116,11 @@ def horizontal_overflow(browser) -> list[str]:
 @pytest.mark.parametrize("size", VIEWPORTS)
 def test_a_pasted_traceback_is_answered_first(browser, server, size):
     with viewport(browser, size):
+        browser.get_log("browser")  # forget earlier pages' messages
         explained(browser, paste_url(server, TRACEBACK))
         screenshot(browser, f"paste-traceback-{size}")
+        # The fragment is the paste, not an anchor: no script stumbles on it.
+        assert [m for m in browser.get_log("browser") if m["source"] == "javascript"] == []
         first = browser.find_element("css selector", "[data-search-result]")
         assert first.get_attribute("data-search-result") == "inplace-modified"
         if size == "desktop":
@@ -218,6 +221,23 @@ def test_an_entry_page_answers_in_its_first_screen(browser, server, entry_id, si
                 assert_in_first_viewport(browser, part)
         assert horizontal_overflow(browser) == []
         assert "Go to the end" not in browser.find_element("css selector", "article").text
+
+
+def test_every_entry_page_begins_its_fix_in_the_first_screen(browser, server):
+    """All of it on the three pages above; on every page, at least its first two lines (a few
+    entries explain at a length that pushes the fix's end below 900 px)."""
+    late = {}
+    with viewport(browser, "desktop"):
+        for entry in CATALOG:
+            load_page(browser, server + entry.path, "p.autograd-fix")
+            top, line = browser.execute_script(
+                "const fix = document.querySelector('p.autograd-fix');"
+                "return [fix.getBoundingClientRect().top,"
+                " parseFloat(getComputedStyle(fix).lineHeight)]"
+            )
+            if top + 2 * line > VIEWPORTS["desktop"][1]:
+                late[entry.id] = top
+    assert late == {}
 
 
 def test_an_entry_page_offers_a_filled_in_issue(browser, server):
