@@ -1,14 +1,16 @@
 """The directives of the entry pages, the index and the matrix.
 
 ``.. autograd-entry:: ID``
-    The top of an entry page: title, the message as torch printed it during this build, broken
-    and fixed code side by side, cause, fix, and the ``explain`` command.
+    The top of an entry page (its heading is the entry's title: :mod:`.pages`): the message as
+    torch printed it during this build, cause and fix, broken and fixed code side by side, the
+    common causes, the ``explain`` command, and "Wrong match or missing entry?".
 ``.. autograd-entry-footer:: ID``
     The end of an entry page: the message's wordings across torch releases, related entries.
 ``.. autograd-index::``
-    Every entry, by section, each listed by its message.
+    Every entry, by section, each listed by its title, with its message on one line.
 ``.. autograd-matrix::``
-    Every entry against every recorded torch release: the wording each release printed.
+    Every entry against every recorded torch release: the wording each release printed,
+    abbreviated, with a legend.
 """
 
 from __future__ import annotations
