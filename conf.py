@@ -59,6 +59,8 @@ html_static_path = ["docs/_static"]
 html_css_files = ["autograd-errors.css"]
 html_theme_options = {
     "navigation_with_keys": False,
+    # The header on one line at 1400 px: the other pages under "More".
+    "header_links_before_dropdown": 3,
     "show_toc_level": 2,
     "footer_start": ["copyright"],
     "footer_end": [],
@@ -69,3 +71,6 @@ html_show_sourcelink = False
 # Translations (issue 16): one gettext catalog per page, in locales/<language>/LC_MESSAGES.
 locale_dirs = ["../locales"]
 gettext_compact = False
+
+# Where "Wrong match or missing entry?" opens a new issue (autograd_errors.sphinxext.pages).
+autograd_errors_repository = "https://github.com/autograd-errors/autograd-errors"

@@ -58,7 +58,11 @@ def sphinx_build(project: Path) -> subprocess.CompletedProcess[str]:
 def page_text(path: Path) -> str:
     """A page's text as a reader sees it: tags dropped, entities decoded, whitespace runs
     collapsed, and Sphinx's typographic quotes and ellipses made plain again."""
-    markup = path.read_text(encoding="utf-8")
+    return plain_text(path.read_text(encoding="utf-8"))
+
+
+def plain_text(markup: str) -> str:
+    """Markup's text as a reader sees it (see page_text)."""
     text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", markup)).split())
     typographic = (("\u2019", "'"), ("\u2018", "'"), ("\u201c", '"'), ("\u201d", '"'))
     for curly, plain in (*typographic, ("\u2026", "...")):

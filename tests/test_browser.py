@@ -4,10 +4,6 @@ runs, downloads resolve."""
 
 from __future__ import annotations
 
-import functools
-import http.server
-import shutil
-import threading
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -19,56 +15,7 @@ from autograd_errors.catalog import load
 
 CATALOG = load(use_cache=False)
 ERRORS = [entry for entry in CATALOG if not entry.is_pitfall]
-CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 PASTES = [p for p in load_data("real-pastes.json")["pastes"] if p["expected"]][:12]
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@pytest.fixture(scope="session")
-def server(site: Path):
-    handler = functools.partial(QuietHandler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="session")
-def browser(tmp_path_factory):
-    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not shutil.which(path)]
-    if missing:
-        pytest.fail(
-            f"the browser tests need {' and '.join(missing)}: "
-            "apt-get install chromium chromium-driver (make test does it when it can)"
-        )
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-    ):
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium')}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(60)
-    yield driver
-    driver.quit()
 
 
 def results(browser, url: str, selector: str = "[data-search-result]") -> list:
@@ -188,7 +135,8 @@ def test_home_page_box_leads_to_the_explanation(browser, server):
     WebDriverWait(browser, 30).until(
         lambda d: d.find_elements(By.CSS_SELECTOR, "[data-search-result]")
     )
-    assert browser.current_url.startswith(server + "explain.html?q=")
+    # In the fragment, which never reaches the server (tests/test_site_layout.py has the rest).
+    assert browser.current_url.startswith(server + "explain.html#q=")
     found = browser.find_elements(By.CSS_SELECTOR, "[data-search-result]")
     assert found[0].get_attribute("data-search-result") == "data-not-tensor"
 

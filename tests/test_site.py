@@ -3,10 +3,11 @@ downloads present, and a build that fails when torch's wording and the catalog d
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
-from helpers import page_text, sphinx_build
+from helpers import page_text, plain_text, sphinx_build
 
 from autograd_errors.catalog import load
 from autograd_errors.sphinxext.verification import read_verdict
@@ -20,9 +21,11 @@ def test_each_entry_page_is_where_its_path_says(site, entry_id):
     entry = CATALOG[entry_id]
     page = site / entry.path
     assert page.is_file()
-    assert f"<h1>{entry_id}" in page.read_text(encoding="utf-8")
-    text = page_text(page)
-    assert entry.title in text
+    # Headed by its title in words, the id small beside it.
+    heading = re.search(r"<h1>(.*?)</h1>", page.read_text(encoding="utf-8"), re.DOTALL)
+    assert heading is not None
+    assert f' <span class="autograd-id">{entry_id}</span>' in heading[1]
+    assert plain_text(heading[1]) == f"{entry.title} {entry_id}#"  # the heading's link: #
 
 
 @pytest.mark.parametrize("entry_id", CATALOG.ids)
@@ -93,3 +96,21 @@ def test_a_reworded_message_fails_the_build_even_with_nothing_else_changed(site,
     assert "DRIFT       data-not-tensor" in output
     assert "diff: Variable data [-must-] {+has to+} be a tensor, but got" in output
     assert sphinx_build(project).returncode == 0
+
+
+@pytest.mark.parametrize("entry_id", CATALOG.ids)
+def test_each_entry_page_answers_first_and_asks_for_feedback(site, entry_id):
+    """Issue 14: the answer before the code, no download note on top, titles for related
+    entries, and a prefilled issue for a wrong match."""
+    entry = CATALOG[entry_id]
+    markup = (site / entry.path).read_text(encoding="utf-8")
+    assert "Go to the end" not in markup
+    assert markup.index('class="autograd-fix"') < markup.index("Common causes")
+    assert (
+        "https://github.com/autograd-errors/autograd-errors/issues/new?"
+        f"title=Wrong%20match%20or%20missing%20entry%3A%20{entry_id}&amp;body=" in markup
+    )
+    if entry.related:
+        related = plain_text(markup[markup.index("Related entries") :])
+        for other in entry.related:
+            assert CATALOG[other].title in related

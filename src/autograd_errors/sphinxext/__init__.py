@@ -11,6 +11,8 @@
 - :mod:`.mathml`: formulas as MathML, written at build time (no script, no CDN).
 - :mod:`.downloads`: the scripts, notebooks and zips offered for download carry their entry's
   text, not the directives.
+- :mod:`.pages`: entry pages headed by their titles, and the repository of the feedback links
+  (``autograd_errors_repository`` in ``conf.py``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from autograd_errors import __version__
-from autograd_errors.sphinxext import assets, directives, downloads, mathml, verification
+from autograd_errors.sphinxext import assets, directives, downloads, mathml, pages, verification
 from autograd_errors.sphinxext.verification import fingerprint, reset_example
 
 __all__ = ["fingerprint", "reset_example", "setup"]
@@ -33,6 +35,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("build-finished", assets.export_catalog)
     app.connect("build-finished", downloads.expand_downloads)
     mathml.setup(app)
+    pages.setup(app)
     app.add_js_file("autograd-matcher.js")
     app.add_js_file("autograd-ui.js")
     app.add_directive("autograd-entry", directives.EntryDirective)

@@ -1,20 +1,23 @@
 """The directives of the entry pages, the index and the matrix.
 
 ``.. autograd-entry:: ID``
-    The top of an entry page: title, the message as torch printed it during this build, broken
-    and fixed code side by side, cause, fix, and the ``explain`` command.
+    The top of an entry page (its heading is the entry's title: :mod:`.pages`): the message as
+    torch printed it during this build, cause and fix, broken and fixed code side by side, the
+    common causes, the ``explain`` command, and "Wrong match or missing entry?".
 ``.. autograd-entry-footer:: ID``
     The end of an entry page: the message's wordings across torch releases, related entries.
 ``.. autograd-index::``
-    Every entry, by section, each listed by its message.
+    Every entry, by section, each listed by its title, with its message on one line.
 ``.. autograd-matrix::``
-    Every entry against every recorded torch release: the wording each release printed.
+    Every entry against every recorded torch release: the wording each release printed,
+    abbreviated, with a legend.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
+from html import escape
 from typing import Any
 
 from docutils import nodes
@@ -34,6 +37,12 @@ from autograd_errors.sphinxext.nodes import (
     table,
     tagged_lines,
     text_node,
+)
+from autograd_errors.sphinxext.pages import (
+    FEEDBACK_CLASS,
+    ID_CLASS,
+    entry_feedback_url,
+    repository,
 )
 from autograd_errors.sphinxext.verification import (
     gallery_source,
@@ -74,7 +83,7 @@ class EntryDirective(_EntryDirective):
     def run(self) -> list[nodes.Node]:
         entry = self.entry()
         result = self._verdict(entry)
-        lines = [".. rst-class:: lead", "", f"**{rst_code(entry.title)}**", ""]
+        lines: list[str] = []
         if entry.is_pitfall:
             lines += [
                 ".. admonition:: A silent pitfall",
@@ -125,6 +134,18 @@ class EntryDirective(_EntryDirective):
                 *indent(f"{entry.current.exception}: {result.message}", 3),
                 "",
             ]
+        # The answer first: what happened and what to do, then the code.
+        why, fix = ("What happens", "What to do") if entry.is_pitfall else ("Why", "Fix")
+        lines += [
+            ".. rst-class:: autograd-why",
+            "",
+            f"**{why}.** {rst_code(entry.cause)}",
+            "",
+            ".. rst-class:: autograd-fix",
+            "",
+            f"**{fix}.** {rst_code(entry.fix)}",
+            "",
+        ]
         script = script_path(self.config.sphinx_gallery_conf, entry.id)
         broken, fixed = tagged_lines(script, "broken"), tagged_lines(script, "fixed")
         if broken and fixed:
@@ -139,13 +160,6 @@ class EntryDirective(_EntryDirective):
                     *indent(code, 9),
                     "",
                 ]
-        why, fix = ("What happens", "What to do") if entry.is_pitfall else ("Why", "Fix")
-        lines += [
-            f"**{why}.** {rst_code(entry.cause)}",
-            "",
-            f"**{fix}.** {rst_code(entry.fix)}",
-            "",
-        ]
         lines += cause_lines(entry, script)
         if not entry.is_pitfall:
             message = result.message or entry.current.template.render({})
@@ -157,7 +171,16 @@ class EntryDirective(_EntryDirective):
                 f"   $ python -m autograd_errors explain {shlex.quote(' '.join(message.split()))}",
                 "",
             ]
-        return self.parse(lines)
+        return [*self.parse(lines), self._feedback(entry)]
+
+    def _feedback(self, entry: Entry) -> nodes.Node:
+        page_url = f"{self.config.html_baseurl.rstrip('/')}/{entry.path}"
+        url = entry_feedback_url(repository(self.config), entry, page_url)
+        paragraph = nodes.paragraph(classes=[FEEDBACK_CLASS])
+        paragraph += nodes.Text("Wrong match or missing entry? ")
+        paragraph += nodes.reference("", "Open an issue on GitHub", refuri=url)
+        paragraph += nodes.Text(": the form comes filled in, and you review it before sending.")
+        return paragraph
 
     def _verdict(self, entry: Entry) -> verify.Result:
         stored = verdict_file(self.env.srcdir, entry)
@@ -231,9 +254,8 @@ class EntryFooterDirective(_EntryDirective):
         lines = [".. rubric:: Related entries", ""]
         catalog = site_catalog()
         for other_id in entry.related:
-            other = catalog[other_id]
-            page = other.path.removesuffix(".html")
-            lines.append(f"- :doc:`{other.id} </{page}>`: {rst_code(other.title)}")
+            # The page's title, which is the entry's (pages.retitle_source).
+            lines.append(f"- :doc:`/{catalog[other_id].path.removesuffix('.html')}`")
         return [*lines, ""]
 
 
@@ -295,8 +317,24 @@ def _recordings(env: Any) -> list[observations.Recording]:
     return recordings
 
 
+#: What a matrix cell says when the release printed no wording of the entry, abbreviated.
+STATUS_LABELS = {
+    None: ("\u2013", NOT_RECORDED),
+    Status.NOT_APPLICABLE: ("n/a", "not applicable: the repro uses an API the release lacks"),
+    Status.RETIRED: ("ret", "retired: the release no longer raises the message"),
+    Status.NEEDS_CUDA: ("cuda", "not run: the repro needs CUDA"),
+}
+
+
+def abbreviation(variant: str) -> str:
+    """A wording's short label in the matrix: the initials of its name (``anomaly-hint``:
+    ``AH``; ``current``: ``C``)."""
+    return "".join(word[:1] for word in variant.split("-")).upper()
+
+
 class MatrixDirective(SphinxDirective):
-    """Entries against recorded releases: which wording each release printed."""
+    """Entries against recorded releases: which wording each release printed, abbreviated,
+    with a legend. The grid scrolls sideways in its own box; the first column stays put."""
 
     def run(self) -> list[nodes.Node]:
         catalog = site_catalog()
@@ -304,74 +342,109 @@ class MatrixDirective(SphinxDirective):
         releases = [recording.release for recording in recordings]
         source = gallery_source(self.config.sphinx_gallery_conf)
         rows: list[list[nodes.Node]] = []
+        shown: dict[str, str] = {}
         for section in section_order(source):
             for entry in catalog:
                 if entry.section != section or entry.is_pitfall:
                     continue
-                page = entry.path.removesuffix(".html")
-                link = addnodes.pending_xref(
-                    "",
-                    refdomain="std",
-                    reftype="doc",
-                    reftarget=f"/{page}",
-                    refexplicit=True,
-                    refwarn=True,
-                )
-                link += nodes.literal(text=entry.id)
-                cells: list[nodes.Node] = [link]
+                cells: list[nodes.Node] = [entry_link(entry, entry.id)]
                 for recording in recordings:
-                    cells.append(matrix_cell(recording, entry))
+                    label, meaning = matrix_label(recording, entry)
+                    if shown.setdefault(label, meaning) != meaning:
+                        raise self.error(f"two wordings abbreviated {label!r}: rename one")
+                    cells.append(nodes.abbreviation(text=label, explanation=meaning))
                 rows.append(cells)
-        widths = [20] + [max(6, 80 // max(len(releases), 1))] * len(releases)
-        return [table(["Entry", *releases], rows, widths)]
+        grid = table(["Entry", *releases], rows, [1] * (len(releases) + 1))
+        grid["classes"] = ["autograd-matrix", "colwidths-auto"]
+        return [legend(shown), grid]
 
 
-def matrix_cell(recording: observations.Recording, entry: Entry) -> nodes.Node:
+def matrix_label(recording: observations.Recording, entry: Entry) -> tuple[str, str]:
+    """A matrix cell's abbreviated label, and what it stands for."""
     observed = recording.entries.get(entry.id)
     if observed is None:
-        return text_node(NOT_RECORDED, "autograd-quiet")
+        return STATUS_LABELS[None]
     events = recording.own_events(entry.id)
     events.sort(key=lambda event: event["exception"] != entry.exception)
     if events:
-        return text_node(events[0]["variant"], "autograd-variant")
-    labels = {
-        Status.NOT_APPLICABLE: "n/a",
-        Status.RETIRED: "retired",
-        Status.NEEDS_CUDA: "needs CUDA",
-    }
+        variant = str(events[0]["variant"])
+        return abbreviation(variant), f"wording {variant}"
     status = Status(observed["status"])
-    return text_node(labels.get(status, status.value), "autograd-quiet")
+    return STATUS_LABELS.get(status, (status.value, status.value))
+
+
+def legend(shown: dict[str, str]) -> nodes.Node:
+    """What each label of the matrix stands for, wordings first."""
+    listing = nodes.definition_list(classes=["autograd-matrix-legend"])
+    for label, meaning in sorted(shown.items(), key=lambda item: (item[0].islower(), item[0])):
+        item = nodes.definition_list_item()
+        item += nodes.term(text=label)
+        definition = nodes.definition()
+        definition += nodes.paragraph(text=meaning)
+        item += definition
+        listing += item
+    return listing
 
 
 class IndexDirective(SphinxDirective):
-    """Every entry, grouped by gallery section, listed by its message."""
+    """Every entry, grouped by gallery section, listed by its title; an error's message follows
+    on one line, cut to the width of the page (the whole of it in the line's tooltip)."""
 
     def run(self) -> list[nodes.Node]:
         catalog = site_catalog()
-        conf = self.config.sphinx_gallery_conf
-        source = gallery_source(conf)
-        lines: list[str] = []
+        source = gallery_source(self.config.sphinx_gallery_conf)
         by_section: dict[str, list[Entry]] = {}
         for entry in catalog:
             by_section.setdefault(entry.section, []).append(entry)
+        sections: list[nodes.Node] = []
         for section in section_order(source):
             entries = by_section.get(section, [])
             if not entries:
                 continue
             self.env.note_dependency(os.path.join(source, section, "README.txt"))
             title = section_title(source, section)
-            lines += [title, "-" * len(title), ""]
-            for entry in entries:
-                page = f":doc:`{entry.id} </{entry.path.removesuffix('.html')}>`"
-                if entry.is_pitfall:
-                    lines += [f"- {page} {rst_code(entry.title)}", ""]
-                    continue
-                shown = f"{entry.current.exception}: {entry.current.template.render({})}"
-                retired = (
-                    f" (retired after torch {entry.retired.last_release})" if entry.retired else ""
-                )
-                lines += [f"- {page} ``{shown}``{retired}", ""]
-        container = nodes.section()
-        nested_parse_with_titles(self.state, StringList(lines, source="autograd-index"), container)
-        children: list[nodes.Node] = container.children
-        return children
+            node = nodes.section()
+            node += nodes.title(text=title)
+            node["names"].append(nodes.fully_normalize_name(title))
+            self.state.document.note_implicit_target(node, node)
+            listing = nodes.bullet_list(classes=["autograd-index"])
+            listing += [index_item(entry) for entry in entries]
+            node += listing
+            sections.append(node)
+        return sections
+
+
+def entry_link(entry: Entry, text: str) -> addnodes.pending_xref:
+    link = addnodes.pending_xref(
+        "",
+        refdomain="std",
+        reftype="doc",
+        reftarget=f"/{entry.path.removesuffix('.html')}",
+        refexplicit=True,
+        refwarn=True,
+    )
+    link += nodes.inline(text=text)
+    return link
+
+
+def index_item(entry: Entry) -> nodes.list_item:
+    """An entry on the home page: its title and id, and the message it explains on one line."""
+    item = nodes.list_item()
+    # Not a paragraph: a paragraph of bold-looking text over a smaller line reads as a heading.
+    heading = nodes.inline()
+    heading += entry_link(entry, entry.title)
+    heading += nodes.Text(" ")
+    heading += nodes.inline(text=entry.id, classes=[ID_CLASS])
+    if entry.retired:
+        heading += text_node(f" (retired after torch {entry.retired.last_release})")
+    line = nodes.container(classes=["autograd-index-title"])
+    line += heading
+    item += line
+    if not entry.is_pitfall:
+        shown = escape(f"{entry.current.exception}: {entry.current.template.render({})}")
+        item += nodes.raw(
+            "",
+            f'<div class="autograd-index-message" title="{shown}"><code>{shown}</code></div>',
+            format="html",
+        )
+    return item

@@ -1,10 +1,52 @@
 /*
- * The site's two ways in from a pasted message: the paste page (explain.html?q=...) and the
+ * The site's two ways in from a pasted message: the paste page (explain.html#q=...) and the
  * search page (search.html?q=...). Both run the matcher of autograd-matcher.js on the catalog
  * the build exported. Pasted text is only ever shown as text (textContent), never as markup.
  */
 (function () {
   "use strict";
+
+  // Every sentence these pages show, in one place, so that a translation can replace them:
+  // text(name, values) fills in the {placeholders}.
+  const STRINGS = {
+    matching: "Matching...",
+    catalogFailed: "The catalog could not be loaded ({reason}).",
+    wording: "Wording '{variant}', printed by {releases}.",
+    partial: "Matched part of the wording ({percent}% of it).",
+    why: "Why. ",
+    fix: "Fix. ",
+    readEntry: "Read the whole entry, with the repro and the fixes",
+    shared: "{count} entries share this part of a message; none stands out.",
+    several: "{count} entries in this paste, the final exception first.",
+    notAutograd: "Not an autograd error",
+    notAutogradHint: " ({kind}): {hint} See ",
+    nearMisses: "Not matches, but the closest entries (their wording differs):",
+    noMatch: "No entry matches this text.",
+    tryThe: "Try the ",
+    siteSearch: "site search",
+    forTheWords: " for the words of the message.",
+    searchTitle: "Search Results",
+    searchNothing: "Nothing on this site matches this text.",
+    searchUnrecognised: "No entry recognises this text; pages sharing its words follow.",
+    searchShared: "{summary} Related pages follow.",
+    searchOne: "This text is explained by 1 entry; related pages follow.",
+    searchMany: "This text is explained by {count} entries; related pages follow.",
+    feedbackQuestion: "Wrong match or missing entry? ",
+    feedbackLink: "Open an issue on GitHub",
+    feedbackAfter: ": the form comes filled in with your paste, and you review it before sending.",
+    feedbackTitleMatch: "Wrong match: {id}",
+    feedbackTitleMissing: "Missing entry: {line}",
+    feedbackBody: "Pasted on the paste page{cut}:\n\n{paste}\n\nThe page showed: {shown}\n\n" +
+      "What was wrong or missing:\n\ntorch version: \n",
+    feedbackCut: " (its last {count} characters)",
+    feedbackNothing: "no entry",
+    toggleSection: "Show or hide the pages of {section}",
+  };
+
+  function text(name, values) {
+    return STRINGS[name].replace(/\{(\w+)\}/g, (whole, key) =>
+      values && key in values ? String(values[key]) : whole);
+  }
 
   const contentRoot = () => document.documentElement.dataset.content_root || "";
   let catalogPromise = null;
@@ -21,48 +63,57 @@
     return catalogPromise;
   }
 
-  function element(tag, className, text) {
+  function element(tag, className, content) {
     const node = document.createElement(tag);
     if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
+    if (content !== undefined) node.textContent = content;
     return node;
   }
 
   // The catalog's prose marks code with `backticks`: show those parts as <code>, as text.
-  function prose(tag, text) {
+  function prose(tag, content) {
     const node = element(tag);
-    text.split("`").forEach((part, i) => {
+    content.split("`").forEach((part, i) => {
       node.appendChild(i % 2 ? element("code", null, part) : document.createTextNode(part));
     });
     return node;
   }
 
-  function entryLink(entry, text) {
-    const link = element("a", "autograd-entry-link", text);
+  function entryLink(entry, content) {
+    const link = element("a", "autograd-entry-link", content);
     link.href = contentRoot() + entry.path;
     return link;
   }
 
-  function labelled(label, text) {
-    const paragraph = prose("p", text);
+  function labelled(label, content, className) {
+    const paragraph = prose("p", content);
+    paragraph.className = className;
     paragraph.insertBefore(element("strong", null, label), paragraph.firstChild);
     return paragraph;
   }
 
+  // The answer first: what the paste says, why, and what to do; then how it was matched
+  // and the values read from it.
   function renderMatch(match) {
     const box = element("div", "autograd-result");
     box.setAttribute("data-search-result", match.entry.id);
-    const heading = element("h3");
+    box.setAttribute("data-match", match.kind);
+    const heading = element("h2");
     heading.appendChild(entryLink(match.entry, match.entry.title));
-    heading.appendChild(element("span", "autograd-id", ` (${match.entry.id})`));
+    heading.appendChild(document.createTextNode(" "));
+    heading.appendChild(element("span", "autograd-id", match.entry.id));
     box.appendChild(heading);
     box.appendChild(element("pre", "autograd-message",
       `${match.wording.exception}: ${match.message}`));
-    box.setAttribute("data-match", match.kind);
-    const cut = match.kind === "exact"
-      ? "" : ` ${partialNote(match)}`;
+    for (const line of match.details) box.appendChild(prose("p", line));
+    box.appendChild(labelled(text("why"), match.entry.cause, "autograd-why"));
+    box.appendChild(labelled(text("fix"), match.entry.fix, "autograd-fix"));
+    const more = element("p");
+    more.appendChild(entryLink(match.entry, text("readEntry")));
+    box.appendChild(more);
+    const cut = match.kind === "exact" ? "" : ` ${partialNote(match)}`;
     box.appendChild(element("p", "autograd-wording",
-      `Wording '${match.wording.variant}', printed by ${match.wording.releases}.${cut}`));
+      text("wording", {variant: match.wording.variant, releases: match.wording.releases}) + cut));
     const names = Object.keys(match.fields);
     if (names.length) {
       const fields = element("dl", "autograd-fields");
@@ -72,19 +123,13 @@
       }
       box.appendChild(fields);
     }
-    for (const line of match.details) box.appendChild(prose("p", line));
-    box.appendChild(labelled("Why. ", match.entry.cause));
-    box.appendChild(labelled("Fix. ", match.entry.fix));
-    const more = element("p");
-    more.appendChild(entryLink(match.entry, "Read the whole entry, with the repro and the fixes"));
-    box.appendChild(more);
     return box;
   }
 
   // What both pages say about a partial match, and above several that share a fragment:
   // the same words as the command line (report.py).
   function partialNote(match) {
-    return `Matched part of the wording (${Math.round(match.score * 100)}% of it).`;
+    return text("partial", {percent: Math.round(match.score * 100)});
   }
 
   function isShared(found) {
@@ -92,7 +137,7 @@
   }
 
   function sharedSummary(found) {
-    return `${found.matches.length} entries share this part of a message; none stands out.`;
+    return text("shared", {count: found.matches.length});
   }
 
   // A non-autograd error, or the near misses: what both pages show when no entry matches.
@@ -102,8 +147,9 @@
     if (elsewhere) {
       const line = element("p", "autograd-not-autograd");
       line.setAttribute("data-not-autograd", elsewhere.kind);
-      line.appendChild(element("strong", null, "Not an autograd error"));
-      line.appendChild(document.createTextNode(` (${elsewhere.kind}): ${elsewhere.hint} See `));
+      line.appendChild(element("strong", null, text("notAutograd")));
+      line.appendChild(document.createTextNode(
+        text("notAutogradHint", {kind: elsewhere.kind, hint: elsewhere.hint})));
       const link = element("a", "autograd-elsewhere-link", elsewhere.url);
       link.href = elsewhere.url;
       line.appendChild(link);
@@ -111,14 +157,14 @@
       return notice;
     }
     if (!found.nearMisses.length) return null;
-    notice.appendChild(element("p", null,
-      "Not matches, but the closest entries (their wording differs):"));
+    notice.appendChild(element("p", null, text("nearMisses")));
     const list = element("ul", "autograd-near-misses");
     for (const miss of found.nearMisses) {
       const item = element("li");
       item.setAttribute("data-near-miss", miss.entry.id);
-      item.appendChild(entryLink(miss.entry, miss.entry.id));
-      item.appendChild(document.createTextNode(` ${miss.entry.title}`));
+      item.appendChild(entryLink(miss.entry, miss.entry.title));
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(element("span", "autograd-id", miss.entry.id));
       list.appendChild(item);
     }
     notice.appendChild(list);
@@ -132,48 +178,140 @@
         container.appendChild(element("p", "autograd-summary", sharedSummary(found)));
       } else if (found.matches.length > 1) {
         container.appendChild(element("p", "autograd-summary",
-          `${found.matches.length} entries in this paste, the final exception first.`));
+          text("several", {count: found.matches.length})));
       }
       found.matches.forEach((match) => container.appendChild(renderMatch(match)));
-      return;
+    } else {
+      const notice = noMatchNotice(found);
+      if (found.notAutograd) {
+        container.appendChild(notice);
+      } else {
+        container.appendChild(element("p", "autograd-no-match", text("noMatch")));
+        if (notice) container.appendChild(notice);
+        const search = element("p");
+        search.appendChild(document.createTextNode(text("tryThe")));
+        const link = element("a", "autograd-search-link", text("siteSearch"));
+        link.href = `${contentRoot()}search.html?q=${encodeURIComponent(query)}`;
+        search.appendChild(link);
+        search.appendChild(document.createTextNode(text("forTheWords")));
+        container.appendChild(search);
+      }
     }
-    const notice = noMatchNotice(found);
-    if (found.notAutograd) { container.appendChild(notice); return; }
-    container.appendChild(element("p", "autograd-no-match", "No entry matches this text."));
-    if (notice) container.appendChild(notice);
-    const search = element("p");
-    search.appendChild(document.createTextNode("Try the "));
-    const link = element("a", "autograd-search-link", "site search");
-    link.href = `${contentRoot()}search.html?q=${encodeURIComponent(query)}`;
-    search.appendChild(link);
-    search.appendChild(document.createTextNode(" for the words of the message."));
-    container.appendChild(search);
+    const feedback = feedbackLine(query, found);
+    if (feedback) container.appendChild(feedback);
+  }
+
+  // ---- feedback: a new issue on the project's repository, filled in ----------------------
+  // The repository is conf.py's autograd_errors_repository, which every page carries in a
+  // <meta>. GitHub shows the filled-in form; nothing is sent until the reader submits it.
+
+  const FEEDBACK_PASTE_CHARS = 2000;
+
+  function repository() {
+    const meta = document.querySelector('meta[name="autograd-errors-repository"]');
+    return meta ? meta.content.replace(/\/+$/, "") : "";
+  }
+
+  // A fence longer than any run of backticks in the paste, so that the paste stays code.
+  function fenced(paste) {
+    const longest = Math.max(2, ...(paste.match(/`+/g) || []).map((run) => run.length));
+    const fence = "`".repeat(longest + 1);
+    return `${fence}\n${paste}\n${fence}`;
+  }
+
+  function feedbackUrl(query, found) {
+    const paste = query.trim();
+    // The tail of a traceback holds the message; GitHub refuses very long addresses.
+    const kept = paste.length > FEEDBACK_PASTE_CHARS ? paste.slice(-FEEDBACK_PASTE_CHARS) : paste;
+    const first = found.matches[0];
+    const title = first ? text("feedbackTitleMatch", {id: first.entry.id})
+      : text("feedbackTitleMissing", {line: kept.split("\n").pop().slice(0, 100)});
+    const body = text("feedbackBody", {
+      cut: kept === paste ? "" : text("feedbackCut", {count: FEEDBACK_PASTE_CHARS}),
+      paste: fenced(kept),
+      shown: found.matches.map((match) => match.entry.id).join(", ") || text("feedbackNothing"),
+    });
+    return `${repository()}/issues/new?title=${encodeURIComponent(title)}` +
+      `&body=${encodeURIComponent(body)}`;
+  }
+
+  function feedbackLine(query, found) {
+    if (!repository()) return null;
+    const line = element("p", "autograd-feedback", text("feedbackQuestion"));
+    const link = element("a", null, text("feedbackLink"));
+    link.href = feedbackUrl(query, found);
+    line.appendChild(link);
+    line.appendChild(document.createTextNode(text("feedbackAfter")));
+    return line;
   }
 
   // ---- the paste page -------------------------------------------------------------------
+  // The paste lives in the address's fragment (#q=...): a fragment never reaches a server or
+  // its logs, and has no length limit of theirs. An older ?q= address is read, then moved.
+
+  function fragmentFor(query) {
+    return `#q=${encodeURIComponent(query)}`;
+  }
+
+  function pastedQuery() {
+    const inFragment = new URLSearchParams(window.location.hash.slice(1)).get("q");
+    if (inFragment !== null) return inFragment;
+    const url = new URL(window.location.href);
+    const inQuery = url.searchParams.get("q");
+    if (inQuery === null) return null;
+    url.searchParams.delete("q");
+    url.hash = fragmentFor(inQuery);
+    window.history.replaceState(null, "", url);
+    return inQuery;
+  }
 
   function explainPage() {
     const form = document.getElementById("autograd-paste-form");
     const results = document.getElementById("autograd-results");
     if (!form || !results) return;
     const box = form.querySelector("textarea");
+    let shown = null;
     const run = (query) => {
+      shown = query;
       if (!query.trim()) { results.replaceChildren(); return; }
-      results.replaceChildren(element("p", "autograd-working", "Matching..."));
+      results.replaceChildren(element("p", "autograd-working", text("matching")));
       loadCatalog()
-        .then((catalog) => renderExplanation(results, query, AutogradErrors.explain(query, catalog)))
+        .then((catalog) => {
+          renderExplanation(results, query, AutogradErrors.explain(query, catalog));
+          // The answer first: the box shrinks to a few lines, the page moves to the answer.
+          box.classList.add("autograd-compact");
+          results.scrollIntoView({block: "start"});
+        })
         .catch((error) => results.replaceChildren(
-          element("p", "autograd-error", `The catalog could not be loaded (${error.message}).`)));
+          element("p", "autograd-error", text("catalogFailed", {reason: error.message}))));
     };
+    box.addEventListener("focus", () => box.classList.remove("autograd-compact"));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
-      const url = new URL(window.location.href);
-      url.searchParams.set("q", box.value);
-      window.history.replaceState(null, "", url);
+      window.history.replaceState(null, "", fragmentFor(box.value));
+      box.blur();
       run(box.value);
     });
-    const query = new URLSearchParams(window.location.search).get("q");
+    window.addEventListener("hashchange", () => {
+      const query = pastedQuery();
+      if (query !== null && query !== shown) { box.value = query; run(query); }
+    });
+    const query = pastedQuery();
     if (query) { box.value = query; run(query); }
+  }
+
+  // The other paste boxes (the home page's) send the paste to the paste page in the fragment;
+  // without script, they send it as ?q=, which the paste page moves to the fragment.
+  function pasteBoxes() {
+    for (const form of document.querySelectorAll("form.autograd-paste")) {
+      if (form.id === "autograd-paste-form") continue;
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        const target = new URL(form.getAttribute("action"), window.location.href);
+        target.hash = fragmentFor(form.querySelector("textarea").value);
+        window.location.assign(target);
+      });
+    }
   }
 
   // ---- the search page ------------------------------------------------------------------
@@ -218,8 +356,24 @@
 
   function finish(count, what) {
     Search.stopPulse();
-    Search.title.innerText = "Search Results";
-    Search.status.innerText = count ? what : "Nothing on this site matches this text.";
+    Search.title.innerText = text("searchTitle");
+    Search.status.innerText = count ? what : text("searchNothing");
+  }
+
+  // Sphinx lists pages of equal score alphabetically by title: a word search would list the
+  // entries that mention it in the alphabet of their titles. A page whose title or id names a
+  // word of the query goes first (Sphinx's documented Scorer.score hook).
+  const TITLE_WORD_BONUS = 10;
+  let titleWords = new Set();
+
+  function rankNamedPagesFirst(query) {
+    titleWords = new Set(queryWords(query));
+    if (typeof Scorer === "undefined" || Scorer.score) return;
+    Scorer.score = (result) => {
+      const [docname, title, , , score] = result;
+      const named = `${title} ${docname.split("/").pop()}`.toLowerCase().split(/[^a-z0-9_]+/);
+      return score + (named.some((word) => titleWords.has(word)) ? TITLE_WORD_BONUS : 0);
+    };
   }
 
   function searchPage() {
@@ -236,7 +390,11 @@
           notice.id = "autograd-search-notice";
           Search.output.parentNode.insertBefore(notice, Search.output);
         }
-        if (!found.matches.length && !long) { stockQuery(query); return; }
+        if (!found.matches.length && !long) {
+          rankNamedPagesFirst(query);
+          stockQuery(query);
+          return;
+        }
         const shown = new Set();
         for (const match of found.matches) {
           const item = element("li", "autograd-entry-result");
@@ -254,11 +412,10 @@
           Search.output.appendChild(pageItem(doc));
         }
         const entries = found.matches.length;
-        let summary = "No entry recognises this text; pages sharing its words follow.";
-        if (isShared(found)) summary = `${sharedSummary(found)} Related pages follow.`;
+        let summary = text("searchUnrecognised");
+        if (isShared(found)) summary = text("searchShared", {summary: sharedSummary(found)});
         else if (entries) {
-          summary = `This text is explained by ${entries} entr${entries === 1 ? "y" : "ies"}; ` +
-            "related pages follow.";
+          summary = entries === 1 ? text("searchOne") : text("searchMany", {count: entries});
         }
         finish(Search.output.children.length, summary);
       }).catch(() => stockQuery(query));
@@ -280,10 +437,32 @@
     };
   }
 
+  // ---- names for the theme's unnamed controls ----------------------------------------
+  // The side navigation's toggles are bare <summary> elements: each is named after its
+  // section. The search button's label ("Search") hides its visible text ("Search Ctrl+K"),
+  // which speech input users say: its name becomes that text.
+  function nameControls() {
+    for (const summary of document.querySelectorAll("summary")) {
+      if (summary.textContent.trim() || summary.hasAttribute("aria-label")) continue;
+      const item = summary.parentElement && summary.parentElement.parentElement;
+      const link = item && item.querySelector(":scope > a");
+      if (link) {
+        summary.setAttribute("aria-label",
+          text("toggleSection", {section: link.textContent.trim()}));
+      }
+    }
+    for (const button of document.querySelectorAll("button.search-button-field[aria-label]")) {
+      const shown = button.textContent.replace(/\s+/g, " ").trim();
+      if (shown) button.setAttribute("aria-label", shown);
+    }
+  }
+
   guardSphinxSearch();
   document.addEventListener("DOMContentLoaded", () => {
     guardSphinxSearch();
+    nameControls();
     searchPage();
+    pasteBoxes();
     explainPage();
   });
 })();
