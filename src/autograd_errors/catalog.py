@@ -20,6 +20,9 @@ import zlib
 
 from autograd_errors.releases import ReleaseRange
 from autograd_errors.templates import Template, TemplateError
+from autograd_errors.translations import TRANSLATED, Localized, Translation, TranslationError
+from autograd_errors.translations import english_texts as _english_texts
+from autograd_errors.translations import parse as _parse_translation
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,7 +32,7 @@ if TYPE_CHECKING:
 ENTRIES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "entries")
 #: Where the site puts the entry pages, relative to its root.
 PAGES_DIR = "errors"
-_SCHEMA = 2
+_SCHEMA = 3
 _ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-")
 _EXCEPTION_ENDINGS = ("Error", "Warning", "Exception")
 
@@ -155,6 +158,7 @@ class Entry:
         "retired",
         "section",
         "title",
+        "translations",
         "wordings",
     )
 
@@ -175,6 +179,7 @@ class Entry:
         wordings: tuple[Wording, ...],
         retired: Retirement | None = None,
         needs: str | None = None,
+        translations: dict[str, Translation] | None = None,
     ) -> None:
         self.id = id
         self.kind = kind  # "error" (raises or warns) or "pitfall" (silent)
@@ -190,6 +195,7 @@ class Entry:
         self.wordings = wordings
         self.retired = retired
         self.needs = needs  # hardware the repro needs ("cuda"), or None: any machine
+        self.translations = translations or {}  # by language: the [zh_CN] table, checked
 
     def __repr__(self) -> str:
         return f"Entry({self.id!r})"
@@ -213,6 +219,11 @@ class Entry:
 
     def wording(self, variant: str) -> Wording:
         return next(w for w in self.wordings if w.variant == variant)
+
+    def text(self, language: str, *, fallback: bool = False) -> Localized:
+        """The entry's texts in ``language`` ("en" or "zh_CN"); with ``fallback``, English
+        stands in for a text not yet translated (see :class:`~.translations.Localized`)."""
+        return Localized(self, language, fallback=fallback)
 
 
 class Catalog:
@@ -388,6 +399,7 @@ _ENTRY_KEYS = {
     "common_cause": list,
     "retired": dict,
     "needs": str,
+    **{language: dict for language in TRANSLATED},
 }
 #: What an entry's repro may need beyond a CPU (``needs = "cuda"``).
 NEEDS = ("cuda",)
@@ -542,7 +554,7 @@ def _entry_from(
     needs = record.get("needs")
     if needs is not None and needs not in NEEDS:
         raise CatalogError(f"{where}: needs {needs!r} is not one of {', '.join(NEEDS)}")
-    return Entry(
+    entry = Entry(
         id=stem,
         kind=kind,
         title=record["title"],
@@ -558,6 +570,15 @@ def _entry_from(
         retired=retired,
         needs=needs,
     )
+    english = _english_texts(entry)
+    for language in TRANSLATED:
+        if language in record:
+            try:
+                translation = _parse_translation(language, record[language], english)
+            except TranslationError as error:
+                raise CatalogError(f"{where}: {error}") from None
+            entry.translations[language] = translation
+    return entry
 
 
 def _wording(

@@ -30,6 +30,7 @@ from autograd_errors.gallery import section_order, section_title
 from autograd_errors.sphinxext.nodes import (
     changes,
     indent,
+    not_translatable,
     rst_code,
     table,
     tagged_lines,
@@ -42,13 +43,33 @@ from autograd_errors.sphinxext.verification import (
     site_catalog,
     verdict_file,
 )
+from autograd_errors.ui import releases_text
+from autograd_errors.ui import text as ui
 from autograd_errors.verify import Status
 
 #: A cell for a release whose recording predates the entry.
 NOT_RECORDED = "not recorded"
 
 
-class _EntryDirective(SphinxDirective):
+def build_language(config: Any) -> str:
+    """The catalog's language for this build: zh_CN for ``-D language=zh_CN``, else English."""
+    language = getattr(config, "language", None) or "en"
+    return "zh_CN" if language.startswith("zh") else "en"
+
+
+class _Localized(SphinxDirective):
+    """A directive that writes in the build's language. What it makes comes from the catalog
+    and the UI strings, already in that language: Sphinx's gettext must not extract it."""
+
+    @property
+    def language(self) -> str:
+        return build_language(self.config)
+
+    def ui(self, key: str, **values: object) -> str:
+        return ui(key, self.language, **values)
+
+
+class _EntryDirective(_Localized):
     required_arguments = 1
     has_content = False
 
@@ -65,7 +86,7 @@ class _EntryDirective(SphinxDirective):
         source = StringList(lines, source=f"autograd-entry {self.arguments[0]}")
         nested_parse_with_titles(self.state, source, container)
         children: list[nodes.Node] = container.children
-        return children
+        return not_translatable(children)
 
 
 class EntryDirective(_EntryDirective):
@@ -73,43 +94,41 @@ class EntryDirective(_EntryDirective):
 
     def run(self) -> list[nodes.Node]:
         entry = self.entry()
+        text = entry.text(self.language, fallback=True)
         result = self._verdict(entry)
-        lines = [".. rst-class:: lead", "", f"**{rst_code(entry.title)}**", ""]
+        lines = [".. rst-class:: lead", "", f"**{rst_code(text.title)}**", ""]
         if entry.is_pitfall:
             lines += [
-                ".. admonition:: A silent pitfall",
+                f".. admonition:: {self.ui('page.pitfall_title')}",
                 "   :class: autograd-pitfall",
                 "",
-                "   Torch raises nothing here: the code runs, and the result is not what it seems.",
-                "   The demonstration below asserts the behaviour on the installed torch.",
+                f"   {self.ui('page.pitfall_body')}",
                 "",
             ]
         elif entry.retired:
             last = entry.current
+            caption = self.ui("page.retired_caption", release=entry.retired.last_release)
             lines += [
                 ".. code-block:: text",
-                f"   :caption: What torch {entry.retired.last_release} printed (recorded; current"
-                " torch no longer raises it)",
+                f"   :caption: {caption}",
                 "   :class: autograd-message",
                 "",
                 *indent(last.example or f"{last.exception}: {last.message}", 3),
                 "",
-                f"**Retired.** Last raised by torch {entry.retired.last_release}. Now: "
+                f"{self.ui('page.retired', release=entry.retired.last_release)} "
                 f"{rst_code(entry.retired.replaced_by)}",
                 "",
             ]
         elif result.status is Status.NEEDS_CUDA:
             current = entry.current
             lines += [
-                ".. admonition:: Not run in this build: the repro needs CUDA",
+                f".. admonition:: {self.ui('page.cuda_title')}",
                 "   :class: autograd-unverified",
                 "",
-                "   The machine that built this page has no CUDA, so the repro below did not run",
-                "   and the message was not checked against its torch. The message is pinned from",
-                f"   `PyTorch's source <{current.source}>`__; the repro runs where CUDA exists.",
+                f"   {self.ui('page.cuda_body', source=current.source)}",
                 "",
                 ".. code-block:: text",
-                "   :caption: What torch prints (pinned from its source, not run here)",
+                f"   :caption: {self.ui('page.cuda_caption')}",
                 "   :class: autograd-message",
                 "",
                 *indent(current.example or f"{current.exception}: {current.message}", 3),
@@ -119,7 +138,7 @@ class EntryDirective(_EntryDirective):
             built_with = verify.torch_version()
             lines += [
                 ".. code-block:: text",
-                f"   :caption: What torch {built_with} printed when this page was built",
+                f"   :caption: {self.ui('page.built_caption', version=built_with)}",
                 "   :class: autograd-message",
                 "",
                 *indent(f"{entry.current.exception}: {result.message}", 3),
@@ -129,28 +148,29 @@ class EntryDirective(_EntryDirective):
         broken, fixed = tagged_lines(script, "broken"), tagged_lines(script, "fixed")
         if broken and fixed:
             lines += [".. grid:: 1 1 2 2", "   :gutter: 2", ""]
-            for label, code in (("Broken", broken), ("Fixed", fixed)):
+            for label, code in (("broken", broken), ("fixed", fixed)):
                 lines += [
-                    f"   .. grid-item-card:: {label}",
-                    f"      :class-card: autograd-{label.lower()}",
+                    f"   .. grid-item-card:: {self.ui('page.' + label)}",
+                    f"      :class-card: autograd-{label}",
                     "",
                     "      .. code-block:: python",
                     "",
                     *indent(code, 9),
                     "",
                 ]
-        why, fix = ("What happens", "What to do") if entry.is_pitfall else ("Why", "Fix")
+        why, fix = ("what_happens", "what_to_do") if entry.is_pitfall else ("why", "fix")
+        stop = "。" if self.language == "zh_CN" else "."
         lines += [
-            f"**{why}.** {rst_code(entry.cause)}",
+            f"**{self.ui('page.' + why)}{stop}** {rst_code(text.cause)}",
             "",
-            f"**{fix}.** {rst_code(entry.fix)}",
+            f"**{self.ui('page.' + fix)}{stop}** {rst_code(text.fix)}",
             "",
         ]
-        lines += cause_lines(entry, script)
+        lines += cause_lines(entry, script, self.language)
         if not entry.is_pitfall:
             message = result.message or entry.current.template.render({})
             lines += [
-                "From a terminal, with any wording of the message:",
+                self.ui("page.terminal"),
                 "",
                 ".. code-block:: console",
                 "",
@@ -176,27 +196,28 @@ class EntryFooterDirective(_EntryDirective):
         if entry.is_pitfall:
             return self.parse(self._related(entry))
         observed = self._observed_table(entry)
+        text = entry.text(self.language, fallback=True)
         lines = [
-            "Every wording of this message the reference recognises, and the torch releases that",
-            "print it. ``{name}`` marks a value torch fills in.",
+            self.ui("page.wordings_intro"),
             "",
             ".. list-table::",
             "   :header-rows: 1",
             "   :widths: 14 18 68",
             "   :class: autograd-wordings",
             "",
-            "   * - Variant",
-            "     - Releases",
-            "     - Message",
+            f"   * - {self.ui('page.variant')}",
+            f"     - {self.ui('page.releases')}",
+            f"     - {self.ui('page.message')}",
         ]
         for wording in entry.wordings:
-            note = f" {rst_code(wording.note)}" if wording.note else ""
+            note = f" {rst_code(text.note(wording.variant))}" if wording.note else ""
+            releases = releases_text(wording.releases.since, wording.releases.until, self.language)
             lines += [
                 f"   * - ``{wording.variant}``",
-                f"     - {wording.releases.describe()}",
+                f"     - {releases}",
                 f"     - ``{wording.exception}: {wording.template.render({})}``",
                 "",
-                f"       `Source <{wording.source}>`__.{note}",
+                f"       `{self.ui('page.source')} <{wording.source}>`__.{note}",
             ]
         lines.append("")
         return observed + self.parse(lines + self._related(entry))
@@ -205,35 +226,35 @@ class EntryFooterDirective(_EntryDirective):
         groups = release_groups(entry, _recordings(self.env))
         rows: list[list[nodes.Node]] = []
         previous: str | None = None
+        to = " 至 " if self.language == "zh_CN" else " to "
         for releases, shown, status in groups:
-            span = releases[0] if len(releases) == 1 else f"{releases[0]} to {releases[-1]}"
+            span = releases[0] if len(releases) == 1 else f"{releases[0]}{to}{releases[-1]}"
             if shown is None:
                 text = {
-                    None: NOT_RECORDED,
-                    Status.NOT_APPLICABLE: "not applicable: the repro needs a newer torch",
-                    Status.NEEDS_CUDA: "not run: the repro needs CUDA",
-                }.get(status, "raises nothing")
+                    None: self.ui("page.not_recorded"),
+                    Status.NOT_APPLICABLE: self.ui("page.not_applicable"),
+                    Status.NEEDS_CUDA: self.ui("page.not_run_cuda"),
+                }.get(status, self.ui("page.raises_nothing"))
                 rows.append([text_node(span), text_node(text, "autograd-quiet"), text_node("")])
                 continue
-            rows.append([text_node(span), *changes(previous, shown)])
+            rows.append([text_node(span), *changes(previous, shown, self.language)])
             previous = shown
         if not rows:
             return []
-        intro = nodes.paragraph(
-            text="What each recorded torch release printed for the repro above, found by running "
-            "it on that release; the words that changed from the row before are highlighted."
-        )
-        return [intro, table(["Releases", "Message", "Changed"], rows, [14, 60, 26])]
+        intro = nodes.paragraph(text=self.ui("page.observed_intro"))
+        headers = [self.ui(f"page.{key}") for key in ("releases", "message", "changed")]
+        return not_translatable([intro, table(headers, rows, [14, 60, 26])])
 
     def _related(self, entry: Entry) -> list[str]:
         if not entry.related:
             return []
-        lines = [".. rubric:: Related entries", ""]
+        lines = [f".. rubric:: {self.ui('page.related')}", ""]
         catalog = site_catalog()
         for other_id in entry.related:
             other = catalog[other_id]
             page = other.path.removesuffix(".html")
-            lines.append(f"- :doc:`{other.id} </{page}>`: {rst_code(other.title)}")
+            title = other.text(self.language, fallback=True).title
+            lines.append(f"- :doc:`{other.id} </{page}>`: {rst_code(title)}")
         return [*lines, ""]
 
 
@@ -256,25 +277,32 @@ def release_groups(
     return groups
 
 
-def cause_lines(entry: Entry, script: str) -> list[str]:
+def cause_lines(entry: Entry, script: str, language: str = "en") -> list[str]:
     """The entry's common causes, most common first, each with its fix and the script's lines
     that trigger and fix it (tagged ``# cause: <id>`` and ``# fix: <id>``)."""
-    if not entry.causes:
+    causes = entry.text(language, fallback=True).causes
+    if not causes:
         return []
-    lines = [".. rubric:: Common causes", "", "The most common first.", ""]
-    trigger_caption = "Shows it" if entry.is_pitfall else "Raises it"
-    for cause in entry.causes:
+    stop = "。" if language == "zh_CN" else "."
+    lines = [
+        f".. rubric:: {ui('page.causes', language)}",
+        "",
+        ui("page.causes_order", language),
+        "",
+    ]
+    trigger_caption = ui("page.shows_it" if entry.is_pitfall else "page.raises_it", language)
+    for cause in causes:
         lines += [f"#. {rst_code(cause.text)}", ""]
         trigger = tagged_lines(script, f"{gallery.CAUSE_TAG}: {cause.id}")
         if trigger:
             lines += _code_block(trigger, trigger_caption)
-        lines += [f"   **Fix.** {rst_code(cause.fix)}", ""]
+        lines += [f"   **{ui('page.fix', language)}{stop}** {rst_code(cause.fix)}", ""]
         fixed = tagged_lines(script, f"{gallery.FIX_TAG}: {cause.id}")
         if fixed:
-            lines += _code_block(fixed, "Fixed")
+            lines += _code_block(fixed, ui("page.fixed", language))
         if cause.sources:
             links = ", ".join(f"`{n} <{url}>`__" for n, url in enumerate(cause.sources, 1))
-            lines += [f"   Sources: {links}.", ""]
+            lines += [f"   {ui('page.sources', language)} {links}{stop}", ""]
     return lines
 
 
@@ -295,7 +323,7 @@ def _recordings(env: Any) -> list[observations.Recording]:
     return recordings
 
 
-class MatrixDirective(SphinxDirective):
+class MatrixDirective(_Localized):
     """Entries against recorded releases: which wording each release printed."""
 
     def run(self) -> list[nodes.Node]:
@@ -323,7 +351,7 @@ class MatrixDirective(SphinxDirective):
                     cells.append(matrix_cell(recording, entry))
                 rows.append(cells)
         widths = [20] + [max(6, 80 // max(len(releases), 1))] * len(releases)
-        return [table(["Entry", *releases], rows, widths)]
+        return not_translatable([table([self.ui("page.entry"), *releases], rows, widths)])
 
 
 def matrix_cell(recording: observations.Recording, entry: Entry) -> nodes.Node:
@@ -343,7 +371,7 @@ def matrix_cell(recording: observations.Recording, entry: Entry) -> nodes.Node:
     return text_node(labels.get(status, status.value), "autograd-quiet")
 
 
-class IndexDirective(SphinxDirective):
+class IndexDirective(_Localized):
     """Every entry, grouped by gallery section, listed by its message."""
 
     def run(self) -> list[nodes.Node]:
@@ -364,14 +392,17 @@ class IndexDirective(SphinxDirective):
             for entry in entries:
                 page = f":doc:`{entry.id} </{entry.path.removesuffix('.html')}>`"
                 if entry.is_pitfall:
-                    lines += [f"- {page} {rst_code(entry.title)}", ""]
+                    title = entry.text(self.language, fallback=True).title
+                    lines += [f"- {page} {rst_code(title)}", ""]
                     continue
                 shown = f"{entry.current.exception}: {entry.current.template.render({})}"
                 retired = (
-                    f" (retired after torch {entry.retired.last_release})" if entry.retired else ""
+                    " " + self.ui("page.retired_after", release=entry.retired.last_release)
+                    if entry.retired
+                    else ""
                 )
                 lines += [f"- {page} ``{shown}``{retired}", ""]
         container = nodes.section()
         nested_parse_with_titles(self.state, StringList(lines, source="autograd-index"), container)
         children: list[nodes.Node] = container.children
-        return children
+        return not_translatable(children)
