@@ -227,7 +227,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "paste.search_related": {"en": "Related pages follow.", "zh_CN": "以下是相关页面。"},
     "paste.search_entries": {
         "en": "This text is explained by {count} {entries}; related pages follow.",
-        "zh_CN": "这段文本由 {count} 个条目解释；以下是相关页面。",
+        "zh_CN": "这段文本由 {count} 个{entries}解释；以下是相关页面。",
     },
     "paste.entry": {"en": "entry", "zh_CN": "条目"},
     "paste.entries": {"en": "entries", "zh_CN": "条目"},
