@@ -61,11 +61,16 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
     "footer_start": ["copyright"],
+    # The same page in the other language (autograd_errors.sphinxext.languages).
+    "navbar_end": ["language-switcher", "theme-switcher", "navbar-icon-links"],
     "footer_end": [],
 }
 html_sidebars = {"index": [], "matrix": []}
 html_show_sourcelink = False
 
 # Translations (issue 16): one gettext catalog per page, in locales/<language>/LC_MESSAGES.
+# `make docs` builds English into _build/html and, with `-D language=zh_CN`, Chinese into
+# _build/html/zh_CN; `make translations` regenerates the catalogs (see docs/contributing.md).
+# What the autograd directives write comes from the catalog's own translations, not from here.
 locale_dirs = ["../locales"]
 gettext_compact = False

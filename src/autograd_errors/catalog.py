@@ -179,7 +179,6 @@ class Entry:
         wordings: tuple[Wording, ...],
         retired: Retirement | None = None,
         needs: str | None = None,
-        translations: dict[str, Translation] | None = None,
     ) -> None:
         self.id = id
         self.kind = kind  # "error" (raises or warns) or "pitfall" (silent)
@@ -195,7 +194,8 @@ class Entry:
         self.wordings = wordings
         self.retired = retired
         self.needs = needs  # hardware the repro needs ("cuda"), or None: any machine
-        self.translations = translations or {}  # by language: the [zh_CN] table, checked
+        #: By language: the record's [zh_CN] table, checked (see :mod:`.translations`).
+        self.translations: dict[str, Translation] = {}
 
     def __repr__(self) -> str:
         return f"Entry({self.id!r})"

@@ -83,6 +83,26 @@ def source_hash(text: str) -> str:
     return f"{zlib.crc32(' '.join(text.split()).encode()):08x}"
 
 
+def _wide(char: str) -> bool:
+    # The CJK ideographs and punctuation, and the full-width forms: enough to tell where a
+    # line break in a TOML string falls inside Chinese text (no unicodedata on this path).
+    return "\u2e80" <= char <= "\u9fff" or "\uff00" <= char <= "\uffef"
+
+
+def unwrapped(text: str) -> str:
+    """``text`` with the single line breaks of a multi-line TOML string removed where they touch
+    Chinese text (a reader would see a space there), and made spaces elsewhere; blank lines
+    (paragraphs) stay."""
+    paragraphs = []
+    for paragraph in text.strip().split("\n\n"):
+        lines = [line.strip() for line in paragraph.split("\n") if line.strip()]
+        joined = lines[0] if lines else ""
+        for line in lines[1:]:
+            joined += ("" if _wide(joined[-1]) or _wide(line[0]) else " ") + line
+        paragraphs.append(joined)
+    return "\n\n".join(paragraphs)
+
+
 def placeholders(text: str) -> list[str]:
     """The ``{names}`` of a format string, in order."""
     try:
@@ -124,7 +144,7 @@ def parse(language: str, table: dict[str, Any], english: dict[str, str]) -> Tran
             raise TranslationError(f"[{language}]: {key} must be a {_TOP_KEYS[key].__name__}")
     for key in ("title", "cause", "fix"):
         if key in table:
-            texts[key] = table[key].strip()
+            texts[key] = unwrapped(table[key])
     if "details" in table:
         details = table["details"]
         count = sum(key.startswith("details.") for key in english)
@@ -132,7 +152,7 @@ def parse(language: str, table: dict[str, Any], english: dict[str, str]) -> Tran
             raise TranslationError(
                 f"[{language}]: details must be a list of {count} strings, as in English"
             )
-        texts.update((f"details.{n}", sentence) for n, sentence in enumerate(details))
+        texts.update((f"details.{n}", unwrapped(sentence)) for n, sentence in enumerate(details))
     _sub_tables(language, table, "common_cause", ("text", "fix"), english, texts)
     _sub_tables(language, table, "hint", ("text",), english, texts)
     _sub_tables(language, table, "wording", ("note",), english, texts)
@@ -174,7 +194,7 @@ def _sub_tables(
                 raise TranslationError(
                     f"{where}: the entry has no {what.get(name, name)} {item_id!r}"
                 )
-            texts[full] = value.strip()
+            texts[full] = unwrapped(value)
 
 
 def problems(entry: Entry, language: str) -> list[tuple[str, str]]:

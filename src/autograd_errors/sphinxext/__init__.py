@@ -9,6 +9,7 @@
 - :mod:`.nodes`: the docutils nodes and reStructuredText those directives build.
 - :mod:`.assets`: the browser's matcher, and the catalog it reads, in the site's ``_static``.
 - :mod:`.mathml`: formulas as MathML, written at build time (no script, no CDN).
+- :mod:`.languages`: the zh_CN site: the language switcher, the glossary.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from autograd_errors import __version__
-from autograd_errors.sphinxext import assets, directives, mathml, verification
+from autograd_errors.sphinxext import assets, directives, languages, mathml, verification
 from autograd_errors.sphinxext.verification import fingerprint, reset_example
 
 __all__ = ["fingerprint", "reset_example", "setup"]
@@ -30,6 +31,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", assets.add_static_files)
     app.connect("build-finished", assets.export_catalog)
     mathml.setup(app)
+    languages.setup(app)
     app.add_js_file("autograd-matcher.js")
     app.add_js_file("autograd-ui.js")
     app.add_directive("autograd-entry", directives.EntryDirective)

@@ -25,8 +25,9 @@ from sphinx.util.nodes import nested_parse_with_titles
 
 from autograd_errors import catalog as catalog_module
 from autograd_errors import gallery, observations, verify
-from autograd_errors.catalog import Entry
+from autograd_errors.catalog import PAGES_DIR, Entry
 from autograd_errors.gallery import section_order, section_title
+from autograd_errors.sphinxext.languages import build_language, translated_prose
 from autograd_errors.sphinxext.nodes import (
     changes,
     indent,
@@ -49,12 +50,6 @@ from autograd_errors.verify import Status
 
 #: A cell for a release whose recording predates the entry.
 NOT_RECORDED = "not recorded"
-
-
-def build_language(config: Any) -> str:
-    """The catalog's language for this build: zh_CN for ``-D language=zh_CN``, else English."""
-    language = getattr(config, "language", None) or "en"
-    return "zh_CN" if language.startswith("zh") else "en"
 
 
 class _Localized(SphinxDirective):
@@ -387,7 +382,9 @@ class IndexDirective(_Localized):
             if not entries:
                 continue
             self.env.note_dependency(os.path.join(source, section, "README.txt"))
-            title = section_title(source, section)
+            title = translated_prose(
+                section_title(source, section), f"{PAGES_DIR}/{section}/index", self.language
+            )
             lines += [title, "-" * len(title), ""]
             for entry in entries:
                 page = f":doc:`{entry.id} </{entry.path.removesuffix('.html')}>`"
