@@ -182,7 +182,14 @@ STRINGS: dict[str, dict[str, str]] = {
     "page.glossary_usage": {"en": "Usage", "zh_CN": "用法"},
     "page.language": {"en": "中文", "zh_CN": "English"},
     "page.language_title": {"en": "阅读中文版", "zh_CN": "Read this page in English"},
-    # The paste page and the search page (static/autograd-ui.js), exported as "ui".
+    # The paste page and the search page (static/autograd-ui.js), exported as "ui" without the
+    # "paste." prefix; each replaces the English literal of autograd-ui.js it is named after:
+    # why/fix: the labels before the cause and the fix; read_entry: the link to the entry;
+    # wording, partial, shared: a match's wording line, a partial match, a shared fragment;
+    # not_autograd + see: a non-autograd error; near_intro: before the near misses; no_match,
+    # try_search ({link} is site_search as a link), or: the no-match notice; working: while
+    # matching; search_*: the search page's title and summaries (entries: entry or entries,
+    # by count); the releases of a wording come already in the language, in the entries.
     "paste.why": {"en": "Why. ", "zh_CN": "原因。"},
     "paste.fix": {"en": "Fix. ", "zh_CN": "修复。"},
     "paste.read_entry": {

@@ -41,6 +41,13 @@ def add_templates(app: Sphinx, config: Config) -> None:
     config.templates_path.append(str(Path(__file__).parent / "templates"))
 
 
+def add_chinese_search_fix(app: Sphinx) -> None:
+    """Sphinx 9.0.4's Chinese search needs a ``ChineseStemmer`` it does not define (see
+    ``static/autograd-zh-search.js``); only the zh_CN build loads the definition."""
+    if build_language(app.config) == CHINESE:
+        app.add_js_file("autograd-zh-search.js")
+
+
 def other_language_href(target_uri: str, language: str) -> str:
     """The relative link from the page at ``target_uri`` (``errors/x/y.html``) to the same
     page in the other language."""
@@ -118,5 +125,6 @@ class GlossaryDirective(SphinxDirective):
 
 def setup(app: Sphinx) -> None:
     app.connect("config-inited", add_templates)
+    app.connect("builder-inited", add_chinese_search_fix)
     app.connect("html-page-context", language_switch)
     app.add_directive("autograd-glossary", GlossaryDirective)
