@@ -236,8 +236,8 @@ def test_searching_a_chinese_word_finds_a_page_in_chromium(browser, server, zh_s
     from selenium.webdriver.support.ui import WebDriverWait
 
     browser.get(server + "zh_CN/search.html?q=" + "张量")
-    WebDriverWait(browser, 60).until(
-        lambda driver: driver.find_elements(By.CSS_SELECTOR, "#search-results ul li a")
+    WebDriverWait(browser, 60).until(  # the summary is written once every result is listed
+        lambda driver: driver.find_elements(By.CSS_SELECTOR, "p.search-summary:not(:empty)")
     )
     found = {
         link.get_attribute("href")

@@ -174,6 +174,12 @@ _NO_LINE_START = frozenset("，。、；：？！）》」』】”’%,.;:?!)]}
 _NO_LINE_END = frozenset("（《「『【“‘([{")
 
 
+def _after(label: str) -> str:
+    """What separates a label from its text: a space, except after Chinese punctuation
+    (``修复：改成…``), which has its own space built in."""
+    return "" if label.endswith(("：", "。", "，")) else " "
+
+
 def columns(text: str) -> int:
     """How many terminal columns ``text`` takes: two for a wide (CJK) character, as wcwidth
     counts, one for the rest (ANSI escapes included, as before: they are short and rare)."""
@@ -280,8 +286,8 @@ def _frame_lines(frame: Frame | None, style: Style, width: int, language: str) -
     """Where the paste points in the user's own code."""
     if frame is None:
         return []
-    heading = style.bold(ui("cli.your_line", language))
-    out = _paragraphs(f"{heading} {frame.file}:{frame.line}", width, "  ")
+    label = ui("cli.your_line", language)
+    out = _paragraphs(f"{style.bold(label)}{_after(label)}{frame.file}:{frame.line}", width, "  ")
     return out + ([f"    {frame.code}"] if frame.code else [])
 
 
@@ -327,21 +333,22 @@ def short_text(
     # in this paste comes last in the details, after the entry's other sentences.
     for line in details[:1] + details[1:][-1:]:
         out += _paragraphs(line, width, "  ")
-    fix_label = style.bold(ui("cli.fix", language))
+    fix = ui("cli.fix", language)
+    fix_label = style.bold(fix) + _after(fix)
     if text.causes:
-        likely = style.bold(ui("cli.most_likely", language))
-        out += _paragraphs(f"{likely} {text.causes[0].text}", width, "  ")
-        out += _paragraphs(f"{fix_label} {text.causes[0].fix}", width, "  ")
+        likely = ui("cli.most_likely", language)
+        likely_label = style.bold(likely) + _after(likely)
+        out += _paragraphs(f"{likely_label}{text.causes[0].text}", width, "  ")
+        out += _paragraphs(f"{fix_label}{text.causes[0].fix}", width, "  ")
     else:
-        out += _paragraphs(f"{fix_label} {text.fix}", width, "  ")
-    more_label = style.bold(ui("cli.more", language))
-    out.append(f"  {more_label} {page_url(base_url, entry, language)}")  # a URL is not wrapped
+        out += _paragraphs(f"{fix_label}{text.fix}", width, "  ")
+    out.append(_more_line(entry, base_url, style, language))  # a URL is not wrapped
     if more:
         out.append(style.dim(f"  {more}"))
     for other in others:
         title = other.entry.text(language, fallback=True).title
         also = ui("cli.also_in_paste", language)
-        out.append(f"  {also} {title}  {style.dim('(' + other.entry.id + ')')}")
+        out.append(f"  {also}{_after(also)}{title}  {style.dim('(' + other.entry.id + ')')}")
     return "\n".join(out)
 
 
@@ -399,7 +406,8 @@ def _match_lines(
         )
     if match.fields:
         shown = "  ".join(f"{name}={value}" for name, value in match.fields.items())
-        out.append(style.dim(f"  {ui('cli.fields', language)} {shown}"))
+        fields = ui("cli.fields", language)
+        out.append(style.dim(f"  {fields}{_after(fields)}{shown}"))
     details = match.details(language)
     if details:
         out.append("")
@@ -409,8 +417,13 @@ def _match_lines(
     out += _causes_lines(entry, style, width, language)
     out += _why_fix_lines(entry, style, width, language)
     out.append("")
-    out.append(f"  {style.bold(ui('cli.more', language))} {page_url(base_url, entry, language)}")
+    out.append(_more_line(entry, base_url, style, language))
     return out
+
+
+def _more_line(entry: Entry, base_url: str, style: Style, language: str) -> str:
+    more = ui("cli.more", language)
+    return f"  {style.bold(more)}{_after(more)}{page_url(base_url, entry, language)}"
 
 
 def _why_fix_lines(entry: Entry, style: Style, width: int, language: str) -> list[str]:
@@ -431,7 +444,7 @@ def _causes_lines(entry: Entry, style: Style, width: int, language: str) -> list
     fix = ui("cli.fix", language)
     for number, cause in enumerate(causes, 1):
         out += _paragraphs(f"{number}. {cause.text}", width, "    ")
-        out += _paragraphs(f"{fix} {cause.fix}", width, "       ")
+        out += _paragraphs(f"{fix}{_after(fix)}{cause.fix}", width, "       ")
     return out
 
 
@@ -466,7 +479,7 @@ def entry_text(
         out.append(style.bold("  " + ui("cli.related", language)))
         out.append("    " + ", ".join(entry.related))
     out.append("")
-    out.append(f"  {style.bold(ui('cli.more', language))} {page_url(base_url, entry, language)}")
+    out.append(_more_line(entry, base_url, style, language))
     return "\n".join(out)
 
 
