@@ -120,7 +120,9 @@ class GlossaryDirective(SphinxDirective):
             for term in glossary_terms()
         ]
         headers = [ui(f"page.glossary_{key}", language) for key in ("en", "zh", "notes", "usage")]
-        return not_translatable([table(headers, rows, [25, 20, 20, 35])])
+        glossary = table(headers, rows, [25, 20, 20, 35])
+        glossary["classes"].append("autograd-glossary")
+        return not_translatable([glossary])
 
 
 def setup(app: Sphinx) -> None:
