@@ -100,6 +100,21 @@ def test_a_bad_translation_table_names_the_file(entries, table, problem):
     assert problem in str(error.value)
 
 
+def test_braces_outside_the_details_are_text_not_placeholders(entries):
+    # Only the details are format strings: code in a fix may change its braces' contents.
+    cause = catalog.load(str(entries), use_cache=False)["detach-shares-storage"].causes[0]
+    assert "{k: v.detach().clone()" in cause.fix
+    append(
+        entries,
+        "detach-shares-storage",
+        f"\n[zh_CN.common_cause.{cause.id}]\n"
+        'fix = "`best = copy.deepcopy(model.state_dict())`，或者 '
+        '`{name: t.detach().clone() for name, t in model.state_dict().items()}`。"\n',
+    )
+    loaded = catalog.load(str(entries), use_cache=False)["detach-shares-storage"]
+    assert loaded.text("zh_CN", fallback=True).causes[0].fix.endswith(".items()}`。")
+
+
 def test_a_translated_detail_must_keep_the_english_placeholders(entries):
     path = entries / "inplace-modified.toml"
     text = path.read_text(encoding="utf-8").replace("它的版本是 {version}", "它的版本是 {versoin}")

@@ -133,7 +133,7 @@ def hint_key(hint: Hint) -> str:
 
 def parse(language: str, table: dict[str, Any], english: dict[str, str]) -> Translation:
     """The ``[<language>]`` table of a record whose English texts are ``english``; raises
-    :class:`TranslationError` on an unknown key, cause, hint or wording, or on a text whose
+    :class:`TranslationError` on an unknown key, cause, hint or wording, or on a detail whose
     ``{placeholders}`` differ from its English."""
     texts: dict[str, str] = {}
     for key, value in table.items():
@@ -157,6 +157,8 @@ def parse(language: str, table: dict[str, Any], english: dict[str, str]) -> Tran
     _sub_tables(language, table, "hint", ("text",), english, texts)
     _sub_tables(language, table, "wording", ("note",), english, texts)
     for key, text in texts.items():
+        if not key.startswith("details."):
+            continue  # only the details are filled in (str.format_map); braces elsewhere are text
         if sorted(placeholders(text)) != sorted(placeholders(english[key])):
             raise TranslationError(
                 f"[{language}]: {key}: placeholders {placeholders(text)} differ from the "
