@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import DATA, load_data
 
-from autograd_errors import catalog, translations
+from autograd_errors import catalog, stamps, translations
 from autograd_errors.matching import explain
 from autograd_errors.translations import MissingTranslation, source_hash
 
@@ -222,7 +222,7 @@ def test_every_entry_is_translated_and_up_to_date(packaged_catalog):
     """Fails until every entry's [zh_CN] table is written, reviewed and stamped (`python -m
     autograd_errors translations status` lists what is left)."""
     problems = {
-        language: translations.status_lines(packaged_catalog, language)
+        language: stamps.status_lines(packaged_catalog, language)
         for language in translations.TRANSLATED
     }
     assert problems == {language: [] for language in translations.TRANSLATED}

@@ -20,8 +20,14 @@ import zlib
 
 from autograd_errors.releases import ReleaseRange
 from autograd_errors.templates import Template, TemplateError
-from autograd_errors.translations import TRANSLATED, Localized, Translation, TranslationError
-from autograd_errors.translations import english_texts as _english_texts
+from autograd_errors.translations import (
+    LANGUAGES,
+    TRANSLATED,
+    MissingTranslation,
+    Translation,
+    TranslationError,
+    hint_key,
+)
 from autograd_errors.translations import parse as _parse_translation
 
 TYPE_CHECKING = False
@@ -222,8 +228,92 @@ class Entry:
 
     def text(self, language: str, *, fallback: bool = False) -> Localized:
         """The entry's texts in ``language`` ("en" or "zh_CN"); with ``fallback``, English
-        stands in for a text not yet translated (see :class:`~.translations.Localized`)."""
+        stands in for a text not yet translated (see :class:`Localized`)."""
         return Localized(self, language, fallback=fallback)
+
+
+def english_texts(entry: Entry) -> dict[str, str]:
+    """Every text of ``entry`` a translation translates, by key."""
+    texts = {"title": entry.title, "cause": entry.cause, "fix": entry.fix}
+    for n, sentence in enumerate(entry.details):
+        texts[f"details.{n}"] = sentence
+    for cause in entry.causes:
+        texts[f"common_cause.{cause.id}.text"] = cause.text
+        texts[f"common_cause.{cause.id}.fix"] = cause.fix
+    for hint in entry.hints:
+        texts[f"hint.{hint_key(hint.field, hint.prefix)}"] = hint.text
+    for wording in entry.wordings:
+        if wording.note:
+            texts[f"wording.{wording.variant}.note"] = wording.note
+    return texts
+
+
+class Localized:
+    """An entry's texts in one language. Without ``fallback``, a text not translated raises
+    :class:`MissingTranslation`; with it, the English text stands in (the CLI and the site allow
+    it, so that an entry added in English works at once; the tests require every translation)."""
+
+    __slots__ = ("_texts", "entry", "fallback", "language")
+
+    def __init__(self, entry: Entry, language: str, *, fallback: bool = False) -> None:
+        if language not in LANGUAGES:
+            raise ValueError(f"unknown language {language!r} (known: {', '.join(LANGUAGES)})")
+        self.entry = entry
+        self.language = language
+        self.fallback = fallback
+        translation = entry.translations.get(language)
+        self._texts = translation.texts if translation is not None else {}
+
+    def _get(self, key: str, english: str) -> str:
+        if self.language == "en":
+            return english
+        text = self._texts.get(key)
+        if text is not None:
+            return text
+        if self.fallback:
+            return english
+        raise MissingTranslation(f"{self.entry.id}: {key} has no {self.language} translation")
+
+    @property
+    def title(self) -> str:
+        return self._get("title", self.entry.title)
+
+    @property
+    def cause(self) -> str:
+        return self._get("cause", self.entry.cause)
+
+    @property
+    def fix(self) -> str:
+        return self._get("fix", self.entry.fix)
+
+    @property
+    def details(self) -> tuple[str, ...]:
+        return tuple(self._get(f"details.{n}", s) for n, s in enumerate(self.entry.details))
+
+    @property
+    def causes(self) -> tuple[Cause, ...]:
+        return tuple(
+            Cause(
+                cause.id,
+                self._get(f"common_cause.{cause.id}.text", cause.text),
+                self._get(f"common_cause.{cause.id}.fix", cause.fix),
+                cause.sources,
+            )
+            for cause in self.entry.causes
+        )
+
+    @property
+    def hints(self) -> tuple[Hint, ...]:
+        hints = []
+        for hint in self.entry.hints:
+            key = f"hint.{hint_key(hint.field, hint.prefix)}"
+            hints.append(Hint(hint.field, hint.prefix, self._get(key, hint.text)))
+        return tuple(hints)
+
+    def note(self, variant: str) -> str:
+        """The note of the wording ``variant`` ("" when it has none)."""
+        english = self.entry.wording(variant).note
+        return self._get(f"wording.{variant}.note", english) if english else ""
 
 
 class Catalog:
@@ -570,7 +660,7 @@ def _entry_from(
         retired=retired,
         needs=needs,
     )
-    english = _english_texts(entry)
+    english = english_texts(entry)
     for language in TRANSLATED:
         if language in record:
             try:

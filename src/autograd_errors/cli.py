@@ -574,7 +574,7 @@ def _translations(options: Options) -> int:
     """``translations status``: 0 when every translation is there and up to date, else 1 (one
     line per missing or stale text). ``translations stamp [ID ...]``: record the hashes of the
     English texts the translations of these entries (default: all) were made from."""
-    from autograd_errors import catalog, translations
+    from autograd_errors import catalog, stamps, translations
 
     action, wanted = options.args[0], options.args[1:]
     if action not in ("status", "stamp"):
@@ -594,7 +594,7 @@ def _translations(options: Options) -> int:
     if action == "status":
         lines: list[str] = []
         for language in translations.TRANSLATED:
-            lines += [f"{language} {line}" for line in translations.status_lines(entries, language)]
+            lines += [f"{language} {line}" for line in stamps.status_lines(entries, language)]
         if not lines:
             return _output(f"{len(entries)} entries: every translation is up to date", EXIT_OK)
         lines.append(f"{len(lines)} texts to translate or to review, then stamp")
@@ -608,7 +608,7 @@ def _translations(options: Options) -> int:
         for language in translations.TRANSLATED:
             if language in entry.translations:
                 try:
-                    updated = translations.stamped(updated, entry, language)
+                    updated = stamps.stamped(updated, entry, language)
                 except translations.TranslationError as error:
                     print(
                         f"autograd-errors translations: {entry.id}.toml: {error}", file=sys.stderr

@@ -73,8 +73,9 @@ class Match:
         return self.wording.template.render(self.fields)
 
     def details(self, language: str = "en") -> list[str]:
-        """The entry's sentences about captured values, and the hints that apply to them, in
-        ``language`` (English where a text is not translated yet)."""
+        """The entry's sentences about captured values, and the hints that apply to them."""
+        # In ``language``; English where a text is not translated yet. (The docstring is the
+        # site's API page, translated in locales/: changing it would unsettle its translation.)
         values = with_derived_fields(self.fields)
         text = self.entry.text(language, fallback=True)
         lines = []

@@ -35,10 +35,7 @@ import zlib
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
     from typing import Any
-
-    from autograd_errors.catalog import Cause, Entry, Hint
 
 #: The languages the catalog is written in: English, and the translations.
 LANGUAGES = ("en", "zh_CN")
@@ -111,24 +108,9 @@ def placeholders(text: str) -> list[str]:
         raise TranslationError(f"{error} in {text!r}") from None
 
 
-def english_texts(entry: Entry) -> dict[str, str]:
-    """Every text of ``entry`` a translation translates, by key."""
-    texts = {"title": entry.title, "cause": entry.cause, "fix": entry.fix}
-    for n, sentence in enumerate(entry.details):
-        texts[f"details.{n}"] = sentence
-    for cause in entry.causes:
-        texts[f"common_cause.{cause.id}.text"] = cause.text
-        texts[f"common_cause.{cause.id}.fix"] = cause.fix
-    for hint in entry.hints:
-        texts[f"hint.{hint_key(hint)}"] = hint.text
-    for wording in entry.wordings:
-        if wording.note:
-            texts[f"wording.{wording.variant}.note"] = wording.note
-    return texts
-
-
-def hint_key(hint: Hint) -> str:
-    return f"{hint.field}:{hint.prefix}"
+def hint_key(field: str, prefix: str) -> str:
+    """How a translation names the hint for ``field`` values starting with ``prefix``."""
+    return f"{field}:{prefix}"
 
 
 def parse(language: str, table: dict[str, Any], english: dict[str, str]) -> Translation:
@@ -197,121 +179,3 @@ def _sub_tables(
                     f"{where}: the entry has no {what.get(name, name)} {item_id!r}"
                 )
             texts[full] = unwrapped(value)
-
-
-def problems(entry: Entry, language: str) -> list[tuple[str, str]]:
-    """``(key, "missing" | "stale")`` for each English text of ``entry`` that has no translation
-    into ``language``, or one made from another English text (or never stamped)."""
-    translation = entry.translations.get(language)
-    found = []
-    for key, text in english_texts(entry).items():
-        if translation is None or key not in translation.texts:
-            found.append((key, "missing"))
-        elif translation.source.get(key) != source_hash(text):
-            found.append((key, "stale"))
-    return found
-
-
-def source_table(entry: Entry, language: str) -> str:
-    """The ``[<language>.source]`` table that stamps ``entry``'s translation as up to date."""
-    translation = entry.translations.get(language)
-    english = english_texts(entry)
-    lines = [f"[{language}.{SOURCE_TABLE}]"]
-    for key in english:
-        if translation is not None and key in translation.texts:
-            lines.append(f'"{key}" = "{source_hash(english[key])}"')
-    return "\n".join(lines) + "\n"
-
-
-def stamped(record: str, entry: Entry, language: str) -> str:
-    """The text of ``entry``'s record file with its ``[<language>.source]`` table rewritten (or
-    added, at the end); the rest of the file is left as it is, byte for byte."""
-    header = f"[{language}.{SOURCE_TABLE}]"
-    lines = record.splitlines(keepends=True)
-    start = next((n for n, line in enumerate(lines) if line.strip() == header), None)
-    if start is None:
-        body = record if record.endswith("\n") else record + "\n"
-        return body + "\n" + source_table(entry, language)
-    if any(line.lstrip().startswith("[") for line in lines[start + 1 :]):
-        raise TranslationError(f"{header} must be the last table of the file")
-    return "".join(lines[:start]) + source_table(entry, language)
-
-
-class Localized:
-    """An entry's texts in one language. Without ``fallback``, a text not translated raises
-    :class:`MissingTranslation`; with it, the English text stands in (the CLI and the site allow
-    it, so that an entry added in English works at once; the tests require every translation)."""
-
-    __slots__ = ("_texts", "entry", "fallback", "language")
-
-    def __init__(self, entry: Entry, language: str, *, fallback: bool = False) -> None:
-        if language not in LANGUAGES:
-            raise ValueError(f"unknown language {language!r} (known: {', '.join(LANGUAGES)})")
-        self.entry = entry
-        self.language = language
-        self.fallback = fallback
-        translation = entry.translations.get(language)
-        self._texts = translation.texts if translation is not None else {}
-
-    def _get(self, key: str, english: str) -> str:
-        if self.language == "en":
-            return english
-        text = self._texts.get(key)
-        if text is not None:
-            return text
-        if self.fallback:
-            return english
-        raise MissingTranslation(f"{self.entry.id}: {key} has no {self.language} translation")
-
-    @property
-    def title(self) -> str:
-        return self._get("title", self.entry.title)
-
-    @property
-    def cause(self) -> str:
-        return self._get("cause", self.entry.cause)
-
-    @property
-    def fix(self) -> str:
-        return self._get("fix", self.entry.fix)
-
-    @property
-    def details(self) -> tuple[str, ...]:
-        return tuple(self._get(f"details.{n}", s) for n, s in enumerate(self.entry.details))
-
-    @property
-    def causes(self) -> tuple[Cause, ...]:
-        from autograd_errors.catalog import Cause
-
-        return tuple(
-            Cause(
-                cause.id,
-                self._get(f"common_cause.{cause.id}.text", cause.text),
-                self._get(f"common_cause.{cause.id}.fix", cause.fix),
-                cause.sources,
-            )
-            for cause in self.entry.causes
-        )
-
-    @property
-    def hints(self) -> tuple[Hint, ...]:
-        from autograd_errors.catalog import Hint
-
-        return tuple(
-            Hint(hint.field, hint.prefix, self._get(f"hint.{hint_key(hint)}", hint.text))
-            for hint in self.entry.hints
-        )
-
-    def note(self, variant: str) -> str:
-        """The note of the wording ``variant`` ("" when it has none)."""
-        english = self.entry.wording(variant).note
-        return self._get(f"wording.{variant}.note", english) if english else ""
-
-
-def status_lines(entries: Iterable[Entry], language: str) -> list[str]:
-    """``<id>: missing <key>`` / ``<id>: stale <key>``, one line per problem."""
-    return [
-        f"{entry.id}: {state} {key}"
-        for entry in entries
-        for key, state in problems(entry, language)
-    ]
