@@ -36,6 +36,9 @@ sphinx_gallery_conf = {
     "reset_modules_order": "both",
     "image_scrapers": (),
     "write_computation_times": False,
+    # No "Total running time of the script" line: its figures change at every build, and each
+    # change would be a new message for the translations (locales/) to translate again.
+    "min_reported_time": 10**9,
     "remove_config_comments": True,
     "download_all_examples": True,
     "show_signature": False,
