@@ -8,9 +8,12 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
 SPHINX := $(BIN)/sphinx-build -W --keep-going -n -c . docs _build/html
+# The Chinese site: the same sources, translated by locales/zh_CN, at the same paths under zh_CN/.
+# It reuses the gallery's outputs of the English build (their scripts are unchanged).
+SPHINX_ZH := $(BIN)/sphinx-build -W --keep-going -n -c . -D language=zh_CN docs _build/html/zh_CN
 PORT ?= 8000
 
-.PHONY: setup docs serve test lint bench matrix record browser clean mutate
+.PHONY: setup docs serve test lint bench matrix record browser clean mutate translations
 
 setup: $(INSTALLED)
 
@@ -21,8 +24,17 @@ $(INSTALLED): pyproject.toml constraints.txt
 
 docs: $(INSTALLED)
 	$(SPHINX)
+	$(SPHINX_ZH)
 	@echo
-	@echo "The site is in _build/html: open _build/html/index.html, or run 'make serve'."
+	@echo "The site is in _build/html: open _build/html/index.html (Chinese: _build/html/zh_CN/),"
+	@echo "or run 'make serve'."
+
+# After changing the prose of a page or a gallery script: regenerate the message catalogs
+# (.pot in _build/gettext, then locales/zh_CN/LC_MESSAGES/**.po, keeping the translations and
+# marking changed ones fuzzy). See "Translations" in docs/contributing.md.
+translations: $(INSTALLED)
+	$(BIN)/sphinx-build -q -b gettext -c . docs _build/gettext
+	$(BIN)/sphinx-intl update -p _build/gettext -l zh_CN -d locales
 
 serve: docs
 	@echo "Serving _build/html at http://127.0.0.1:$(PORT)/ (Ctrl-C stops)"

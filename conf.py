@@ -36,6 +36,9 @@ sphinx_gallery_conf = {
     "reset_modules_order": "both",
     "image_scrapers": (),
     "write_computation_times": False,
+    # No "Total running time of the script" line: its figures change at every build, and each
+    # change would be a new message for the translations (locales/) to translate again.
+    "min_reported_time": 10**9,
     "remove_config_comments": True,
     "download_all_examples": True,
     "show_signature": False,
@@ -63,12 +66,17 @@ html_theme_options = {
     "header_links_before_dropdown": 3,
     "show_toc_level": 2,
     "footer_start": ["copyright"],
+    # The same page in the other language (autograd_errors.sphinxext.languages).
+    "navbar_end": ["language-switcher", "theme-switcher", "navbar-icon-links"],
     "footer_end": [],
 }
 html_sidebars = {"index": [], "matrix": []}
 html_show_sourcelink = False
 
 # Translations (issue 16): one gettext catalog per page, in locales/<language>/LC_MESSAGES.
+# `make docs` builds English into _build/html and, with `-D language=zh_CN`, Chinese into
+# _build/html/zh_CN; `make translations` regenerates the catalogs (see docs/contributing.md).
+# What the autograd directives write comes from the catalog's own translations, not from here.
 locale_dirs = ["../locales"]
 gettext_compact = False
 

@@ -37,14 +37,14 @@ def test_releases_recorded_before_an_entry_existed_show_not_recorded():
     from helpers import REPO
 
     from autograd_errors import observations
-    from autograd_errors.sphinxext.directives import NOT_RECORDED, matrix_label, release_groups
+    from autograd_errors.sphinxext.directives import matrix_label, release_groups
 
     recordings = observations.load_recordings(str(REPO / "data" / "observed"))
     entry = CATALOG["data-not-tensor"]
     for recording in recordings[:2]:  # as if the entry were added after those two releases
         del recording.entries[entry.id]
-    assert matrix_label(recordings[0], entry) == ("\u2013", NOT_RECORDED)
-    assert NOT_RECORDED == "not recorded"
+    assert matrix_label(recordings[0], entry) == ("\u2013", "not recorded")
+    assert matrix_label(recordings[0], entry, "zh_CN") == ("\u2013", "未记录")
     assert matrix_label(recordings[-1], entry) == ("C", "wording current")
     groups = release_groups(entry, recordings)
     assert groups[0] == ([r.release for r in recordings[:2]], None, None)

@@ -20,6 +20,15 @@ import zlib
 
 from autograd_errors.releases import ReleaseRange
 from autograd_errors.templates import Template, TemplateError
+from autograd_errors.translations import (
+    LANGUAGES,
+    TRANSLATED,
+    MissingTranslation,
+    Translation,
+    TranslationError,
+    hint_key,
+)
+from autograd_errors.translations import parse as _parse_translation
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,7 +38,7 @@ if TYPE_CHECKING:
 ENTRIES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "entries")
 #: Where the site puts the entry pages, relative to its root.
 PAGES_DIR = "errors"
-_SCHEMA = 2
+_SCHEMA = 3
 _ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-")
 _EXCEPTION_ENDINGS = ("Error", "Warning", "Exception")
 
@@ -156,6 +165,7 @@ class Entry:
         "retired",
         "section",
         "title",
+        "translations",
         "wordings",
     )
 
@@ -193,6 +203,8 @@ class Entry:
         self.retired = retired
         self.needs = needs  # hardware the repro needs ("cuda"), or None: any machine
         self.docs = docs  # the PyTorch documentation that explains the mechanism
+        #: By language: the record's [zh_CN] table, checked (see :mod:`.translations`).
+        self.translations: dict[str, Translation] = {}
 
     def __repr__(self) -> str:
         return f"Entry({self.id!r})"
@@ -216,6 +228,95 @@ class Entry:
 
     def wording(self, variant: str) -> Wording:
         return next(w for w in self.wordings if w.variant == variant)
+
+    def text(self, language: str, *, fallback: bool = False) -> Localized:
+        """The entry's texts in ``language`` ("en" or "zh_CN"); with ``fallback``, English
+        stands in for a text not yet translated (see :class:`Localized`)."""
+        return Localized(self, language, fallback=fallback)
+
+
+def english_texts(entry: Entry) -> dict[str, str]:
+    """Every text of ``entry`` a translation translates, by key."""
+    texts = {"title": entry.title, "cause": entry.cause, "fix": entry.fix}
+    for n, sentence in enumerate(entry.details):
+        texts[f"details.{n}"] = sentence
+    for cause in entry.causes:
+        texts[f"common_cause.{cause.id}.text"] = cause.text
+        texts[f"common_cause.{cause.id}.fix"] = cause.fix
+    for hint in entry.hints:
+        texts[f"hint.{hint_key(hint.field, hint.prefix)}"] = hint.text
+    for wording in entry.wordings:
+        if wording.note:
+            texts[f"wording.{wording.variant}.note"] = wording.note
+    return texts
+
+
+class Localized:
+    """An entry's texts in one language. Without ``fallback``, a text not translated raises
+    :class:`MissingTranslation`; with it, the English text stands in (the CLI and the site allow
+    it, so that an entry added in English works at once; the tests require every translation)."""
+
+    __slots__ = ("_texts", "entry", "fallback", "language")
+
+    def __init__(self, entry: Entry, language: str, *, fallback: bool = False) -> None:
+        if language not in LANGUAGES:
+            raise ValueError(f"unknown language {language!r} (known: {', '.join(LANGUAGES)})")
+        self.entry = entry
+        self.language = language
+        self.fallback = fallback
+        translation = entry.translations.get(language)
+        self._texts = translation.texts if translation is not None else {}
+
+    def _get(self, key: str, english: str) -> str:
+        if self.language == "en":
+            return english
+        text = self._texts.get(key)
+        if text is not None:
+            return text
+        if self.fallback:
+            return english
+        raise MissingTranslation(f"{self.entry.id}: {key} has no {self.language} translation")
+
+    @property
+    def title(self) -> str:
+        return self._get("title", self.entry.title)
+
+    @property
+    def cause(self) -> str:
+        return self._get("cause", self.entry.cause)
+
+    @property
+    def fix(self) -> str:
+        return self._get("fix", self.entry.fix)
+
+    @property
+    def details(self) -> tuple[str, ...]:
+        return tuple(self._get(f"details.{n}", s) for n, s in enumerate(self.entry.details))
+
+    @property
+    def causes(self) -> tuple[Cause, ...]:
+        return tuple(
+            Cause(
+                cause.id,
+                self._get(f"common_cause.{cause.id}.text", cause.text),
+                self._get(f"common_cause.{cause.id}.fix", cause.fix),
+                cause.sources,
+            )
+            for cause in self.entry.causes
+        )
+
+    @property
+    def hints(self) -> tuple[Hint, ...]:
+        hints = []
+        for hint in self.entry.hints:
+            key = f"hint.{hint_key(hint.field, hint.prefix)}"
+            hints.append(Hint(hint.field, hint.prefix, self._get(key, hint.text)))
+        return tuple(hints)
+
+    def note(self, variant: str) -> str:
+        """The note of the wording ``variant`` ("" when it has none)."""
+        english = self.entry.wording(variant).note
+        return self._get(f"wording.{variant}.note", english) if english else ""
 
 
 class Catalog:
@@ -392,6 +493,7 @@ _ENTRY_KEYS = {
     "common_cause": list,
     "retired": dict,
     "needs": str,
+    **{language: dict for language in TRANSLATED},
 }
 #: What an entry's repro may need beyond a CPU (``needs = "cuda"``).
 NEEDS = ("cuda",)
@@ -559,7 +661,7 @@ def _entry_from(
     needs = record.get("needs")
     if needs is not None and needs not in NEEDS:
         raise CatalogError(f"{where}: needs {needs!r} is not one of {', '.join(NEEDS)}")
-    return Entry(
+    entry = Entry(
         id=stem,
         kind=kind,
         title=record["title"],
@@ -576,6 +678,15 @@ def _entry_from(
         needs=needs,
         docs=tuple(docs),
     )
+    english = english_texts(entry)
+    for language in TRANSLATED:
+        if language in record:
+            try:
+                translation = _parse_translation(language, record[language], english)
+            except TranslationError as error:
+                raise CatalogError(f"{where}: {error}") from None
+            entry.translations[language] = translation
+    return entry
 
 
 def _wording(

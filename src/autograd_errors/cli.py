@@ -22,10 +22,12 @@ if TYPE_CHECKING:
 
 USAGE = """\
 usage: autograd-errors explain [TEXT ... | -] [--verbose] [--json [--echo]] [--base-url URL]
-       autograd-errors list [--json] [--base-url URL]
-       autograd-errors show ID [--json | --repro] [--base-url URL]
+                               [--lang en|zh]
+       autograd-errors list [--json] [--base-url URL] [--lang en|zh]
+       autograd-errors show ID [--json | --repro] [--base-url URL] [--lang en|zh]
        autograd-errors check [--json]
        autograd-errors record [--output DIR]
+       autograd-errors translations status|stamp [ID ...] [--entries DIR]
        autograd-errors run SCRIPT [ARG ...] | run -m MODULE [ARG ...]
        autograd-errors --help | --version
 """
@@ -45,6 +47,8 @@ commands:
             (DIR: the checkout's data/observed)
   run       run a Python script (or -m a module) as python would, explaining a known autograd
             error after its traceback; argv, __main__ and the exit code are the script's own
+  translations status   list the entries' missing and stale zh_CN translations (exit 1 if any)
+  translations stamp    record that the translations of the IDs (default: all) are up to date
 
 options:
   -v, --verbose   explain: every common cause, why torch raises it, the wording matched
@@ -54,6 +58,10 @@ options:
   --output DIR    where record writes its file
   --base-url URL  site that the printed links point to
                   (default: $AUTOGRAD_ERRORS_BASE_URL, else the published site)
+  --lang en|zh    the language of the explanations (zh: simplified Chinese, and links to the
+                  zh_CN site); without it, the first set of $LC_ALL, $LC_MESSAGES, $LANG decides:
+                  zh_CN.UTF-8, zh_SG, zh... give Chinese, anything else English
+  --entries DIR   translations: the records to read and stamp (default: the package's)
   -h, --help      show this help
   --version       print the version
 
@@ -84,6 +92,15 @@ class Options:
         self.repro = False
         self.verbose = False
         self.echo = False
+        self.lang: str | None = None
+        self.entries: str | None = None
+
+    @property
+    def language(self) -> str:
+        """``--lang``, else the locale variables' language."""
+        from autograd_errors.ui import language_from_environment
+
+        return self.lang or language_from_environment(os.environ)
 
 
 _COMMANDS = {
@@ -92,7 +109,9 @@ _COMMANDS = {
     "show": (1, 1),
     "check": (0, 0),
     "record": (0, 0),
+    "translations": (1, None),
 }
+_LANG_COMMANDS = ("explain", "list", "show")
 
 
 def parse(argv: list[str]) -> Options:
@@ -121,6 +140,15 @@ def parse(argv: list[str]) -> Options:
             options.base_url = _option_value(arg, rest_iter, "a URL")
         elif command == "record" and (arg == "--output" or arg.startswith("--output=")):
             options.output = _option_value(arg, rest_iter, "a directory")
+        elif command in _LANG_COMMANDS and (arg == "--lang" or arg.startswith("--lang=")):
+            from autograd_errors.ui import parse_lang
+
+            try:
+                options.lang = parse_lang(_option_value(arg, rest_iter, "en or zh"))
+            except ValueError as error:
+                raise UsageError(str(error), show_usage=False) from None
+        elif command == "translations" and (arg == "--entries" or arg.startswith("--entries=")):
+            options.entries = _option_value(arg, rest_iter, "a directory")
         elif arg in ("-h", "--help"):
             raise _HelpRequested
         else:
@@ -330,8 +358,10 @@ def _read_text(options: Options) -> str:
     if stdin is None:
         raise UsageError("explain needs TEXT, as an argument or on standard input")
     if not options.args and stdin.isatty():
+        from autograd_errors.ui import text as ui
+
         print(
-            "Paste the error or the whole traceback, then press Ctrl-D on a line of its own:",
+            ui("cli.paste_prompt", options.language),
             file=sys.stderr,
             flush=True,
         )
@@ -411,33 +441,42 @@ def _explain(options: Options) -> int:
     text = _read_text(options)
     if not text.strip():
         raise UsageError("explain got no text (only whitespace)")
+    from autograd_errors.ui import text as ui
+
     explanation = explain(text, _load_catalog())
-    base_url = _base_url(options)
+    base_url, language = _base_url(options), options.language
     code = EXIT_OK if explanation.matches else EXIT_NO_MATCH
     frame = user_frame(text) if explanation.matches else None
     if options.json:
         found = {
-            "matches": [report.match_json(m, base_url, frame) for m in explanation.matches],
-            "near": [report.near_json(miss) for miss in explanation.near_misses],
+            "matches": [
+                report.match_json(m, base_url, frame, language) for m in explanation.matches
+            ],
+            "near": [report.near_json(miss, language) for miss in explanation.near_misses],
             "not_autograd": report.not_autograd_json(explanation.not_autograd),
         }
         return _print_json({"query": text, **found} if options.echo else found, code)
     style, width = report.Style.for_stream(sys.stdout), report.text_width(sys.stdout)
-    if options.verbose:
-        return _output(report.explanation_text(explanation, base_url, style, width, frame), code)
-    more = "--verbose gives every common cause, why torch raises it, and the wording matched."
-    return _output(report.default_text(explanation, base_url, style, width, more), code)
+    if options.verbose or not explanation.matches:
+        return _output(
+            report.explanation_text(explanation, base_url, style, width, frame, language), code
+        )
+    more = ui("cli.more_options", language)
+    return _output(
+        report.short_text(explanation, base_url, style, width, frame, more, language), code
+    )
 
 
 def _list(options: Options) -> int:
     from autograd_errors import report
 
     entries = list(_load_catalog())
-    base_url = _base_url(options)
+    base_url, language = _base_url(options), options.language
     if options.json:
-        entries_json = [report.entry_json(entry, base_url) for entry in entries]
+        entries_json = [report.entry_json(entry, base_url, language) for entry in entries]
         return _print_json({"entries": entries_json}, EXIT_OK)
-    return _output(report.list_text(entries, report.Style.for_stream(sys.stdout)), EXIT_OK)
+    style = report.Style.for_stream(sys.stdout)
+    return _output(report.list_text(entries, style, language), EXIT_OK)
 
 
 def _show(options: Options) -> int:
@@ -456,11 +495,11 @@ def _show(options: Options) -> int:
         if options.json:
             raise UsageError("--repro prints a script; it does not go with --json")
         return _output(_repro(entry.id, catalog, _base_url(options)), EXIT_OK)
-    base_url = _base_url(options)
+    base_url, language = _base_url(options), options.language
     if options.json:
-        return _print_json(report.entry_detail_json(entry, base_url), EXIT_OK)
+        return _print_json(report.entry_detail_json(entry, base_url, language), EXIT_OK)
     style, width = report.Style.for_stream(sys.stdout), report.text_width(sys.stdout)
-    return _output(report.entry_text(entry, base_url, style, width), EXIT_OK)
+    return _output(report.entry_text(entry, base_url, style, width, language), EXIT_OK)
 
 
 def _repro(entry_id: str, catalog: Catalog, base_url: str) -> str:
@@ -532,10 +571,62 @@ def _record(options: Options) -> int:
     return EXIT_NO_MATCH if any(result.status.failing for result, _ in judged) else EXIT_OK
 
 
+def _translations(options: Options) -> int:
+    """``translations status``: 0 when every translation is there and up to date, else 1 (one
+    line per missing or stale text). ``translations stamp [ID ...]``: record the hashes of the
+    English texts the translations of these entries (default: all) were made from."""
+    from autograd_errors import catalog, stamps, translations
+
+    action, wanted = options.args[0], options.args[1:]
+    if action not in ("status", "stamp"):
+        raise UsageError(f"translations: unknown action {action!r} (actions: status, stamp)")
+    directory = options.entries or catalog.ENTRIES_DIR
+    if not os.path.isdir(directory):
+        raise UsageError(f"translations: no directory {directory!r}", show_usage=False)
+    try:
+        loaded = catalog.load(directory, use_cache=False)
+    except catalog.CatalogError as error:
+        print(f"autograd-errors translations: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    unknown = [entry_id for entry_id in wanted if entry_id not in loaded]
+    if unknown:
+        raise UsageError(f"translations: no entry {unknown[0]!r}", show_usage=False)
+    entries = [loaded[entry_id] for entry_id in wanted] if wanted else list(loaded)
+    if action == "status":
+        lines: list[str] = []
+        for language in translations.TRANSLATED:
+            lines += [f"{language} {line}" for line in stamps.status_lines(entries, language)]
+        if not lines:
+            return _output(f"{len(entries)} entries: every translation is up to date", EXIT_OK)
+        lines.append(f"{len(lines)} texts to translate or to review, then stamp")
+        return _output("\n".join(lines), EXIT_NO_MATCH)
+    stamped = 0
+    for entry in entries:
+        path = os.path.join(directory, f"{entry.id}.toml")
+        with open(path, encoding="utf-8", newline="") as handle:
+            record = handle.read()
+        updated = record
+        for language in translations.TRANSLATED:
+            if language in entry.translations:
+                try:
+                    updated = stamps.stamped(updated, entry, language)
+                except translations.TranslationError as error:
+                    print(
+                        f"autograd-errors translations: {entry.id}.toml: {error}", file=sys.stderr
+                    )
+                    return EXIT_USAGE
+        if updated != record:
+            with open(path, "w", encoding="utf-8", newline="") as handle:
+                handle.write(updated)
+            stamped += 1
+    return _output(f"stamped {stamped} of {len(entries)} entries", EXIT_OK)
+
+
 _COMMAND_RUNNERS: dict[str, Callable[[Options], int]] = {
     "explain": _explain,
     "list": _list,
     "show": _show,
     "check": _check,
     "record": _record,
+    "translations": _translations,
 }

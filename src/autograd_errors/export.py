@@ -10,7 +10,7 @@ Only what the paste page shows is included: every visitor of that page downloads
 
 from __future__ import annotations
 
-from autograd_errors import fuzzy, matching, normalize, not_autograd, templates
+from autograd_errors import fuzzy, matching, normalize, not_autograd, templates, ui
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,8 +25,11 @@ def _part(part: str | templates.Placeholder) -> str | dict[str, Any]:
     return {"name": part.name, "kind": part.kind.name, "ends_at_break": part.ends_at_break}
 
 
-def catalog_json(catalog: Catalog) -> dict[str, Any]:
-    """Everything the paste page needs, and nothing more."""
+def catalog_json(catalog: Catalog, language: str = ui.ENGLISH) -> dict[str, Any]:
+    """Everything the paste page needs, and nothing more: the texts in ``language`` (English
+    where an entry is not translated yet), ids and keys in English; ``"ui"``, the paste page's
+    own words in that language (the ``paste.*`` strings of :mod:`autograd_errors.ui`, without
+    the prefix; ``{name}`` marks a value to fill in)."""
     kinds = {
         kind.name: {
             "charset": kind.charset,
@@ -41,24 +44,25 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
     for entry in catalog:
         if entry.is_pitfall:
             continue  # nothing to match
+        text = entry.text(language, fallback=True)
         entries.append(
             {
                 "id": entry.id,
-                "title": entry.title,
+                "title": text.title,
                 "exception": entry.exception,
                 "path": entry.path,
-                "cause": entry.cause,
-                "fix": entry.fix,
-                "details": list(entry.details),
+                "cause": text.cause,
+                "fix": text.fix,
+                "details": list(text.details),
                 "hints": [
-                    {"field": h.field, "prefix": h.prefix, "text": h.text} for h in entry.hints
+                    {"field": h.field, "prefix": h.prefix, "text": h.text} for h in text.hints
                 ],
                 "retired": entry.retired.last_release if entry.retired else None,
                 "wordings": [
                     {
                         "variant": w.variant,
                         "exception": w.exception,
-                        "releases": w.releases.describe(),
+                        "releases": ui.releases_text(w.releases.since, w.releases.until, language),
                         "tokens": [_part(t) for t in w.template.tokens],
                         "parts": [_part(p) for p in w.template.parts],
                     }
@@ -67,6 +71,8 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
             }
         )
     return {
+        "language": language,
+        "ui": ui.export_strings(language),
         "settings": {
             "kinds": kinds,
             "anchor_chars": templates.ANCHOR_CHARS,

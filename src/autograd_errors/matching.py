@@ -72,18 +72,21 @@ class Match:
         """The matched message, rebuilt from the wording with the captured values."""
         return self.wording.template.render(self.fields)
 
-    def details(self) -> list[str]:
+    def details(self, language: str = "en") -> list[str]:
         """The entry's sentences about captured values, and the hints that apply to them."""
+        # In ``language``; English where a text is not translated yet. (The docstring is the
+        # site's API page, translated in locales/: changing it would unsettle its translation.)
         values = with_derived_fields(self.fields)
+        text = self.entry.text(language, fallback=True)
         lines = []
-        for sentence in self.entry.details:
+        for sentence in text.details:
             try:
                 lines.append(sentence.format_map(values))
             except KeyError:  # names a field this wording does not capture
                 continue
         lines += [
             hint.text
-            for hint in self.entry.hints
+            for hint in text.hints
             if values.get(hint.field, "").lower().startswith(hint.prefix.lower())
         ]
         return lines

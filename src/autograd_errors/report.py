@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 
+from autograd_errors.ui import ENGLISH
+from autograd_errors.ui import text as ui
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO, Any
 
     import autograd_errors.not_autograd as not_autograd
-    from autograd_errors.catalog import Entry
+    from autograd_errors.catalog import Entry, Wording
     from autograd_errors.frames import Frame
     from autograd_errors.matching import Explanation, Match, NearMiss
 
@@ -23,8 +26,10 @@ def base_url(given: str | None = None) -> str:
     return given or os.environ.get("AUTOGRAD_ERRORS_BASE_URL") or DEFAULT_BASE_URL
 
 
-def page_url(base_url: str, entry: Entry) -> str:
-    return base_url.rstrip("/") + "/" + entry.path
+def page_url(base_url: str, entry: Entry, language: str = ENGLISH) -> str:
+    """The entry's page on the site: the English one, or ``<base>/<language>/<path>``."""
+    prefix = "" if language == ENGLISH else f"{language}/"
+    return base_url.rstrip("/") + "/" + prefix + entry.path
 
 
 class Style:
@@ -71,63 +76,68 @@ def text_width(stream: IO[str] | None) -> int:
 # JSON ---------------------------------------------------------------------------------------
 
 
-def match_json(match: Match, base_url: str, frame: Frame | None = None) -> dict[str, Any]:
+def match_json(
+    match: Match, base_url: str, frame: Frame | None = None, language: str = ENGLISH
+) -> dict[str, Any]:
     """A match, with what the text shows: what happened in this paste, why, the fix, the
-    common causes, the user's own line."""
+    common causes, the user's own line. Keys and ids in English, texts in ``language``."""
+    text = match.entry.text(language, fallback=True)
     return {
         "id": match.entry.id,
-        "title": match.entry.title,
+        "title": text.title,
         "exception": match.wording.exception,
         "match": match.kind,
         "score": match.score,
         "variant": match.wording.variant,
         "fields": match.fields,
         "path": match.entry.path,
-        "url": page_url(base_url, match.entry),
-        "in_your_paste": match.details(),
+        "url": page_url(base_url, match.entry, language),
+        "in_your_paste": match.details(language),
         "user_frame": frame.as_json() if frame is not None else None,
-        "why": match.entry.cause,
-        "fix": match.entry.fix,
-        "causes": [{"id": c.id, "text": c.text, "fix": c.fix} for c in match.entry.causes],
+        "why": text.cause,
+        "fix": text.fix,
+        "causes": [{"id": c.id, "text": c.text, "fix": c.fix} for c in text.causes],
         "docs": list(match.entry.docs),
     }
 
 
-def near_json(miss: NearMiss) -> dict[str, Any]:
-    return {"id": miss.entry.id, "title": miss.entry.title, "score": miss.similarity}
+def near_json(miss: NearMiss, language: str = ENGLISH) -> dict[str, Any]:
+    title = miss.entry.text(language, fallback=True).title
+    return {"id": miss.entry.id, "title": title, "score": miss.similarity}
 
 
 def not_autograd_json(kind: not_autograd.Kind | None) -> dict[str, str] | None:
     return None if kind is None else {"kind": kind.name, "hint": kind.hint, "url": kind.url}
 
 
-def entry_json(entry: Entry, base_url: str) -> dict[str, Any]:
+def entry_json(entry: Entry, base_url: str, language: str = ENGLISH) -> dict[str, Any]:
     """An entry as ``list --json`` gives it: a match's keys without the score."""
     return {
         "id": entry.id,
-        "title": entry.title,
+        "title": entry.text(language, fallback=True).title,
         "exception": entry.exception or None,  # a pitfall raises nothing
         "variant": None if entry.is_pitfall else entry.current.variant,
         "fields": {},
         "path": entry.path,
-        "url": page_url(base_url, entry),
+        "url": page_url(base_url, entry, language),
     }
 
 
-def entry_detail_json(entry: Entry, base_url: str) -> dict[str, Any]:
+def entry_detail_json(entry: Entry, base_url: str, language: str = ENGLISH) -> dict[str, Any]:
     """An entry as ``show --json`` gives it: everything the catalog knows."""
-    detail = entry_json(entry, base_url)
+    text = entry.text(language, fallback=True)
+    detail = entry_json(entry, base_url, language)
     detail.update(
         kind=entry.kind,
         section=entry.section,
         message=None if entry.is_pitfall else entry.current.template.render({}),
-        cause=entry.cause,
-        fix=entry.fix,
+        cause=text.cause,
+        fix=text.fix,
         related=list(entry.related),
         docs=list(entry.docs),
         causes=[
             {"id": c.id, "text": c.text, "fix": c.fix, "sources": list(c.sources)}
-            for c in entry.causes
+            for c in text.causes
         ],
         retired=(
             {"last_release": entry.retired.last_release, "replaced_by": entry.retired.replaced_by}
@@ -141,9 +151,9 @@ def entry_detail_json(entry: Entry, base_url: str) -> dict[str, Any]:
                 "message": w.message,
                 "since": w.releases.since,
                 "until": w.releases.until,
-                "releases": w.releases.describe(),
+                "releases": _releases(w, language),
                 "source": w.source,
-                "note": w.note,
+                "note": text.note(w.variant),
             }
             for w in entry.wordings
         ],
@@ -154,16 +164,76 @@ def entry_detail_json(entry: Entry, base_url: str) -> dict[str, Any]:
 # Text ---------------------------------------------------------------------------------------
 
 
+def _releases(wording: Wording, language: str) -> str:
+    from autograd_errors.ui import releases_text
+
+    return releases_text(wording.releases.since, wording.releases.until, language)
+
+
+#: Punctuation a line must not start with (it stays with the character before), and punctuation
+#: a line must not end with (it goes with the character after): Chinese typesetting's rules.
+_NO_LINE_START = frozenset("，。、；：？！）》」』】”’%,.;:?!)]}")
+_NO_LINE_END = frozenset("（《「『【“‘([{")
+
+
+def _after(label: str) -> str:
+    """What separates a label from its text: a space, except after Chinese punctuation
+    (``修复：改成…``), which has its own space built in."""
+    return "" if label.endswith(("：", "。", "，")) else " "
+
+
+def columns(text: str) -> int:
+    """How many terminal columns ``text`` takes: two for a wide (CJK) character, as wcwidth
+    counts, one for the rest (ANSI escapes included, as before: they are short and rare)."""
+    if text.isascii():
+        return len(text)
+    from unicodedata import east_asian_width  # only for text that needs it
+
+    return sum(2 if east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def _pieces(word: str) -> list[str]:
+    """A space-free run of text cut where a line may break: between wide characters, and
+    between a wide character and a Latin run, keeping punctuation with its neighbour."""
+    if word.isascii():
+        return [word]
+    pieces: list[str] = []
+
+    def push(piece: str) -> None:
+        if pieces and (piece[0] in _NO_LINE_START or pieces[-1][-1] in _NO_LINE_END):
+            pieces[-1] += piece
+        else:
+            pieces.append(piece)
+
+    latin = ""
+    for char in word:
+        if columns(char) == 1:
+            latin += char
+            continue
+        if latin:
+            push(latin)
+            latin = ""
+        push(char)
+    if latin:
+        push(latin)
+    return pieces
+
+
 def _paragraphs(text: str, width: int, indent: str) -> list[str]:
-    """``text`` filled to ``width`` columns, paragraph by paragraph (textwrap costs an import)."""
+    """``text`` filled to ``width`` columns, paragraph by paragraph (textwrap costs an import,
+    and counts a Chinese character as one column). Chinese text breaks between characters."""
     lines: list[str] = []
     for paragraph in text.split("\n\n"):
-        line = indent
+        line, used = indent, columns(indent)
         for word in paragraph.split():
-            if line != indent and len(line) + 1 + len(word) > width:
-                lines.append(line)
-                line = indent
-            line = f"{line} {word}" if line != indent else indent + word
+            for n, piece in enumerate(_pieces(word)):
+                gap = " " if n == 0 and line != indent else ""
+                size = columns(piece)
+                if line != indent and used + len(gap) + size > width:
+                    lines.append(line)
+                    line, used, gap = indent, columns(indent), ""
+                line += gap + piece
+                used += len(gap) + size
         if line != indent:
             lines.append(line)
     return lines
@@ -175,56 +245,60 @@ def explanation_text(
     style: Style,
     width: int,
     frame: Frame | None = None,
+    language: str = ENGLISH,
 ) -> str:
     """Everything about each entry found in the paste (``explain --verbose``)."""
     matches = explanation.matches
     out: list[str] = []
     elsewhere = explanation.not_autograd
     if elsewhere is not None:
-        heading = style.red("Not an autograd error")
-        return f"{heading} ({elsewhere.name}): {elsewhere.hint} See {elsewhere.url}"
+        heading = style.red(ui("cli.not_autograd", language))
+        see = ui("cli.see", language)
+        return f"{heading} ({elsewhere.name}): {elsewhere.hint} {see} {elsewhere.url}"
     if not matches:
-        out.append(style.red("No entry matches this text."))
+        out.append(style.red(ui("cli.no_match", language)))
         if explanation.near_misses:
             out.append("")
-            out.append("Not matches, but the closest entries (their wording differs):")
+            out.append(ui("cli.near_intro", language))
             for miss in explanation.near_misses:
                 out.append(
                     f"  {style.bold(miss.entry.id)}  {miss.entry.current.template.render({})}"
                 )
-                out.append(
-                    style.dim(f"  {'':{len(miss.entry.id)}}  {page_url(base_url, miss.entry)}")
-                )
+                url = page_url(base_url, miss.entry, language)
+                out.append(style.dim(f"  {'':{len(miss.entry.id)}}  {url}"))
         out.append("")
-        out.append("`autograd-errors list` shows every entry.")
+        out.append(ui("cli.list_hint", language))
         return "\n".join(out)
     if explanation.shared:
-        out.append(f"{len(matches)} entries share this part of a message; none stands out.")
+        out.append(ui("cli.shared", language, count=len(matches)))
         out.append("")
     elif len(matches) > 1:
-        out.append(f"{len(matches)} entries in this paste, the final exception first.")
+        out.append(ui("cli.several", language, count=len(matches)))
         out.append("")
     for number, match in enumerate(matches, 1):
         if number > 1:
             out.append("")
         label = f"[{number}] " if len(matches) > 1 else ""
-        out += _match_lines(match, label, base_url, style, width, frame if number == 1 else None)
+        shown_frame = frame if number == 1 else None
+        out += _match_lines(match, label, base_url, style, width, shown_frame, language)
     return "\n".join(out)
 
 
-def _frame_lines(frame: Frame | None, style: Style, width: int) -> list[str]:
+def _frame_lines(frame: Frame | None, style: Style, width: int, language: str) -> list[str]:
     """Where the paste points in the user's own code."""
     if frame is None:
         return []
-    out = _paragraphs(f"{style.bold('Your line:')} {frame.file}:{frame.line}", width, "  ")
+    label = ui("cli.your_line", language)
+    out = _paragraphs(f"{style.bold(label)}{_after(label)}{frame.file}:{frame.line}", width, "  ")
     return out + ([f"    {frame.code}"] if frame.code else [])
 
 
-def _heading(entry: Entry, label: str, style: Style, width: int) -> list[str]:
+def _heading(entry: Entry, label: str, style: Style, width: int, language: str) -> list[str]:
     """The entry's title and id, on one line when they fit."""
-    if len(label) + len(entry.title) + len(entry.id) + 4 <= width:
-        return [f"{label}{style.bold(entry.title)}  {style.dim('(' + entry.id + ')')}"]
-    lines = [style.bold(line) for line in _paragraphs(label + entry.title, width, "")]
+    title = entry.text(language, fallback=True).title
+    if columns(label) + columns(title) + len(entry.id) + 4 <= width:
+        return [f"{label}{style.bold(title)}  {style.dim('(' + entry.id + ')')}"]
+    lines = [style.bold(line) for line in _paragraphs(label + title, width, "")]
     return [*lines, style.dim(f"  ({entry.id})")]
 
 
@@ -235,6 +309,7 @@ def short_text(
     width: int,
     frame: Frame | None = None,
     more: str = "",
+    language: str = ENGLISH,
 ) -> str:
     """The answer first, in a few lines: the user's own line, what happened in this paste, the
     most common cause and its fix, the link (and ``more``, what gives the rest). Other entries
@@ -242,36 +317,40 @@ def short_text(
     if not explanation.matches:
         return ""
     if explanation.shared:  # a fragment several entries hold: no winner to put first
-        out = [f"{len(explanation.matches)} entries share this part of a message; none stands out."]
+        out = [ui("cli.shared", language, count=len(explanation.matches))]
         for match in explanation.matches:
-            out.append(
-                f"  {style.bold(match.entry.title)}  {style.dim('(' + match.entry.id + ')')}"
-            )
-            out.append(f"    {page_url(base_url, match.entry)}")
+            title = match.entry.text(language, fallback=True).title
+            out.append(f"  {style.bold(title)}  {style.dim('(' + match.entry.id + ')')}")
+            out.append(f"    {page_url(base_url, match.entry, language)}")
         return "\n".join(out)
     first, *others = explanation.matches
     entry = first.entry
-    out = _heading(entry, "", style, width)
+    text = entry.text(language, fallback=True)
+    out = _heading(entry, "", style, width, language)
     if first.kind != "exact":
-        out.append(style.dim(f"  Matched part of the wording ({round(first.score * 100)}% of it)."))
-    out += _frame_lines(frame, style, width)
-    details = first.details()
+        out.append(style.dim("  " + ui("cli.partial", language, percent=round(first.score * 100))))
+    out += _frame_lines(frame, style, width, language)
+    details = first.details(language)
     # What happened (the first sentence), then the most specific advice: a hint for the values
     # in this paste comes last in the details, after the entry's other sentences.
     for line in details[:1] + details[1:][-1:]:
         out += _paragraphs(line, width, "  ")
-    if entry.causes:
-        out += _paragraphs(f"{style.bold('Most likely:')} {entry.causes[0].text}", width, "  ")
-        out += _paragraphs(f"{style.bold('Fix:')} {entry.causes[0].fix}", width, "  ")
+    fix = ui("cli.fix", language)
+    fix_label = style.bold(fix) + _after(fix)
+    if text.causes:
+        likely = ui("cli.most_likely", language)
+        likely_label = style.bold(likely) + _after(likely)
+        out += _paragraphs(f"{likely_label}{text.causes[0].text}", width, "  ")
+        out += _paragraphs(f"{fix_label}{text.causes[0].fix}", width, "  ")
     else:
-        out += _paragraphs(f"{style.bold('Fix:')} {entry.fix}", width, "  ")
-    out.append(f"  {style.bold('More:')} {page_url(base_url, entry)}")  # a URL is not wrapped
+        out += _paragraphs(f"{fix_label}{text.fix}", width, "  ")
+    out.append(_more_line(entry, base_url, style, language))  # a URL is not wrapped
     if more:
         out.append(style.dim(f"  {more}"))
     for other in others:
-        out.append(
-            f"  Also in this paste: {other.entry.title}  {style.dim('(' + other.entry.id + ')')}"
-        )
+        title = other.entry.text(language, fallback=True).title
+        also = ui("cli.also_in_paste", language)
+        out.append(f"  {also}{_after(also)}{title}  {style.dim('(' + other.entry.id + ')')}")
     return "\n".join(out)
 
 
@@ -310,105 +389,135 @@ def short_html(explanation: Explanation, base_url: str) -> str:
 
 
 def _match_lines(
-    match: Match, label: str, base_url: str, style: Style, width: int, frame: Frame | None
+    match: Match,
+    label: str,
+    base_url: str,
+    style: Style,
+    width: int,
+    frame: Frame | None,
+    language: str,
 ) -> list[str]:
     entry, wording = match.entry, match.wording
-    out = _heading(entry, label, style, width) + _frame_lines(frame, style, width)
+    out = _heading(entry, label, style, width, language)
+    out += _frame_lines(frame, style, width, language)
     out += _paragraphs(f"{wording.exception}: {match.message}", width, "  ")
     coverage = (
         ""
         if match.kind == "exact"
-        else f" Matched part of the wording ({round(match.score * 100)}% of it)."
+        else " " + ui("cli.partial", language, percent=round(match.score * 100))
     )
-    out.append(
-        style.dim(
-            f"  Wording '{wording.variant}', printed by {wording.releases.describe()}.{coverage}"
-        )
-    )
+    releases = _releases(wording, language)
+    said = ui("cli.wording", language, variant=wording.variant, releases=releases)
+    out.append(style.dim(f"  {said}{coverage}"))
     if entry.retired:
+        retired = entry.retired
         out.append(
             style.dim(
-                f"  Retired: last raised by torch {entry.retired.last_release}; "
-                f"now {entry.retired.replaced_by}"
+                "  "
+                + ui(
+                    "cli.retired",
+                    language,
+                    release=retired.last_release,
+                    replaced_by=retired.replaced_by,
+                )
             )
         )
     if match.fields:
         shown = "  ".join(f"{name}={value}" for name, value in match.fields.items())
-        out.append(style.dim(f"  Fields: {shown}"))
-    details = match.details()
+        fields = ui("cli.fields", language)
+        out.append(style.dim(f"  {fields}{_after(fields)}{shown}"))
+    details = match.details(language)
     if details:
         out.append("")
-        out.append(style.bold("  In your paste"))
+        out.append(style.bold("  " + ui("cli.in_your_paste", language)))
         for line in details:
             out += _paragraphs(line, width, "    ")
-    out += _causes_lines(entry, style, width)
+    out += _causes_lines(entry, style, width, language)
+    out += _why_fix_lines(entry, style, width, language)
     out.append("")
-    out.append(style.bold("  Why"))
-    out += _paragraphs(entry.cause, width, "    ")
-    out.append(style.bold("  Fix"))
-    out += _paragraphs(entry.fix, width, "    ")
-    out += _docs_lines(entry, style)
-    out.append("")
-    out.append(f"  {style.bold('More:')} {page_url(base_url, entry)}")
+    out.append(_more_line(entry, base_url, style, language))
     return out
 
 
-def _docs_lines(entry: Entry, style: Style) -> list[str]:
+def _more_line(entry: Entry, base_url: str, style: Style, language: str) -> str:
+    more = ui("cli.more", language)
+    return f"  {style.bold(more)}{_after(more)}{page_url(base_url, entry, language)}"
+
+
+def _why_fix_lines(entry: Entry, style: Style, width: int, language: str) -> list[str]:
+    text = entry.text(language, fallback=True)
+    out = ["", style.bold("  " + ui("cli.why", language))]
+    out += _paragraphs(text.cause, width, "    ")
+    out.append(style.bold("  " + ui("cli.fix_heading", language)))
+    out += _paragraphs(text.fix, width, "    ")
+    out += _docs_lines(entry, style, language)
+    return out
+
+
+def _docs_lines(entry: Entry, style: Style, language: str) -> list[str]:
     """The PyTorch documentation that explains the entry's mechanism (a URL is not wrapped)."""
     if not entry.docs:
         return []
-    return [style.bold("  PyTorch documentation"), *(f"    {link}" for link in entry.docs)]
+    return [style.bold("  " + ui("cli.docs", language)), *(f"    {link}" for link in entry.docs)]
 
 
-def _causes_lines(entry: Entry, style: Style, width: int) -> list[str]:
+def _causes_lines(entry: Entry, style: Style, width: int, language: str) -> list[str]:
     """The entry's common causes, most common first, each with its fix."""
-    if not entry.causes:
+    causes = entry.text(language, fallback=True).causes
+    if not causes:
         return []
-    out = ["", style.bold("  Common causes, most common first")]
-    for number, cause in enumerate(entry.causes, 1):
+    out = ["", style.bold("  " + ui("cli.causes", language))]
+    fix = ui("cli.fix", language)
+    for number, cause in enumerate(causes, 1):
         out += _paragraphs(f"{number}. {cause.text}", width, "    ")
-        out += _paragraphs(f"Fix: {cause.fix}", width, "       ")
+        out += _paragraphs(f"{fix}{_after(fix)}{cause.fix}", width, "       ")
     return out
 
 
-def entry_text(entry: Entry, base_url: str, style: Style, width: int) -> str:
-    out = _heading(entry, "", style, width)
+def entry_text(
+    entry: Entry, base_url: str, style: Style, width: int, language: str = ENGLISH
+) -> str:
+    out = _heading(entry, "", style, width, language)
     if entry.is_pitfall:
-        out.append("  A silent pitfall: nothing is raised.")
+        out.append("  " + ui("cli.pitfall", language))
     else:
         out += _paragraphs(f"{entry.exception}: {entry.current.template.render({})}", width, "  ")
     if entry.retired:
+        retired = entry.retired
         out.append(
-            f"  Retired: last raised by torch {entry.retired.last_release}; "
-            f"now {entry.retired.replaced_by}"
+            "  "
+            + ui(
+                "cli.retired",
+                language,
+                release=retired.last_release,
+                replaced_by=retired.replaced_by,
+            )
         )
     if entry.wordings:
         out.append("")
-        out.append(style.bold("  Wordings"))
+        out.append(style.bold("  " + ui("cli.wordings", language)))
     for wording in entry.wordings:
-        out.append(f"    {wording.variant}: {wording.releases.describe()}")
+        out.append(f"    {wording.variant}: {_releases(wording, language)}")
         out += _paragraphs(f"{wording.exception}: {wording.template.render({})}", width, "      ")
-    out += _causes_lines(entry, style, width)
-    out.append("")
-    out.append(style.bold("  Why"))
-    out += _paragraphs(entry.cause, width, "    ")
-    out.append(style.bold("  Fix"))
-    out += _paragraphs(entry.fix, width, "    ")
-    out += _docs_lines(entry, style)
+    out += _causes_lines(entry, style, width, language)
+    out += _why_fix_lines(entry, style, width, language)
     if entry.related:
-        out.append(style.bold("  Related"))
+        out.append(style.bold("  " + ui("cli.related", language)))
         out.append("    " + ", ".join(entry.related))
     out.append("")
-    out.append(f"  {style.bold('More:')} {page_url(base_url, entry)}")
+    out.append(_more_line(entry, base_url, style, language))
     return "\n".join(out)
 
 
-def list_text(entries: list[Entry], style: Style) -> str:
+def list_text(entries: list[Entry], style: Style, language: str = ENGLISH) -> str:
     id_width = max((len(e.id) for e in entries), default=0)
-    kinds = {e.id: e.exception or "(pitfall)" for e in entries}
-    type_width = max(map(len, kinds.values()), default=0)
+    pitfall = ui("cli.pitfall_kind", language)
+    kinds = {e.id: e.exception or pitfall for e in entries}
+    type_width = max(map(columns, kinds.values()), default=0)
+    retired = ui("cli.retired_tag", language)
     return "\n".join(
-        f"{style.bold(e.id.ljust(id_width))}  {kinds[e.id].ljust(type_width)}  {e.title}"
-        + ("  [retired]" if e.retired else "")
+        f"{style.bold(e.id.ljust(id_width))}  "
+        f"{kinds[e.id]}{' ' * (type_width - columns(kinds[e.id]))}  "
+        f"{e.text(language, fallback=True).title}" + (f"  {retired}" if e.retired else "")
         for e in entries
     )

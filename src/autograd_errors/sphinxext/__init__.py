@@ -13,6 +13,7 @@
   text, not the directives.
 - :mod:`.pages`: entry pages headed by their titles, and the repository of the feedback links
   (``autograd_errors_repository`` in ``conf.py``).
+- :mod:`.languages`: the zh_CN site: the language switcher, the glossary.
 """
 
 from __future__ import annotations
@@ -22,7 +23,15 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from autograd_errors import __version__
-from autograd_errors.sphinxext import assets, directives, downloads, mathml, pages, verification
+from autograd_errors.sphinxext import (
+    assets,
+    directives,
+    downloads,
+    languages,
+    mathml,
+    pages,
+    verification,
+)
 from autograd_errors.sphinxext.verification import fingerprint, reset_example
 
 __all__ = ["fingerprint", "reset_example", "setup"]
@@ -36,6 +45,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("build-finished", downloads.expand_downloads)
     mathml.setup(app)
     pages.setup(app)
+    languages.setup(app)
     app.add_js_file("autograd-matcher.js")
     app.add_js_file("autograd-ui.js")
     app.add_directive("autograd-entry", directives.EntryDirective)

@@ -25,5 +25,7 @@ def export_catalog(app: Sphinx, error: Exception | None) -> None:
 
     target = Path(app.outdir) / "_static" / CATALOG_JSON
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = export.catalog_json(site_catalog())
+    from autograd_errors.sphinxext.languages import build_language
+
+    data = export.catalog_json(site_catalog(), build_language(app.config))
     target.write_text(json.dumps(data, separators=(",", ":"), ensure_ascii=False), "utf-8")

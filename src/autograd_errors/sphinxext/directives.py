@@ -27,12 +27,14 @@ from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
 from autograd_errors import catalog as catalog_module
-from autograd_errors import gallery, observations, verify
-from autograd_errors.catalog import Entry
+from autograd_errors import gallery, observations, report, verify
+from autograd_errors.catalog import PAGES_DIR, Entry
 from autograd_errors.gallery import section_order, section_title
+from autograd_errors.sphinxext.languages import build_language, translated_prose
 from autograd_errors.sphinxext.nodes import (
     changes,
     indent,
+    not_translatable,
     rst_code,
     table,
     tagged_lines,
@@ -51,13 +53,24 @@ from autograd_errors.sphinxext.verification import (
     site_catalog,
     verdict_file,
 )
+from autograd_errors.ui import ENGLISH, releases_text
+from autograd_errors.ui import text as ui
 from autograd_errors.verify import Status
 
-#: A cell for a release whose recording predates the entry.
-NOT_RECORDED = "not recorded"
+
+class _Localized(SphinxDirective):
+    """A directive that writes in the build's language. What it makes comes from the catalog
+    and the UI strings, already in that language: Sphinx's gettext must not extract it."""
+
+    @property
+    def language(self) -> str:
+        return build_language(self.config)
+
+    def ui(self, key: str, **values: object) -> str:
+        return ui(key, self.language, **values)
 
 
-class _EntryDirective(SphinxDirective):
+class _EntryDirective(_Localized):
     required_arguments = 1
     has_content = False
 
@@ -74,7 +87,7 @@ class _EntryDirective(SphinxDirective):
         source = StringList(lines, source=f"autograd-entry {self.arguments[0]}")
         nested_parse_with_titles(self.state, source, container)
         children: list[nodes.Node] = container.children
-        return children
+        return not_translatable(children)
 
 
 class EntryDirective(_EntryDirective):
@@ -82,43 +95,41 @@ class EntryDirective(_EntryDirective):
 
     def run(self) -> list[nodes.Node]:
         entry = self.entry()
+        text = entry.text(self.language, fallback=True)
         result = self._verdict(entry)
         lines: list[str] = []
         if entry.is_pitfall:
             lines += [
-                ".. admonition:: A silent pitfall",
+                f".. admonition:: {self.ui('page.pitfall_title')}",
                 "   :class: autograd-pitfall",
                 "",
-                "   Torch raises nothing here: the code runs, and the result is not what it seems.",
-                "   The demonstration below asserts the behaviour on the installed torch.",
+                f"   {self.ui('page.pitfall_body')}",
                 "",
             ]
         elif entry.retired:
             last = entry.current
+            caption = self.ui("page.retired_caption", release=entry.retired.last_release)
             lines += [
                 ".. code-block:: text",
-                f"   :caption: What torch {entry.retired.last_release} printed (recorded; current"
-                " torch no longer raises it)",
+                f"   :caption: {caption}",
                 "   :class: autograd-message",
                 "",
                 *indent(last.example or f"{last.exception}: {last.message}", 3),
                 "",
-                f"**Retired.** Last raised by torch {entry.retired.last_release}. Now: "
+                f"{self.ui('page.retired', release=entry.retired.last_release)} "
                 f"{rst_code(entry.retired.replaced_by)}",
                 "",
             ]
         elif result.status is Status.NEEDS_CUDA:
             current = entry.current
             lines += [
-                ".. admonition:: Not run in this build: the repro needs CUDA",
+                f".. admonition:: {self.ui('page.cuda_title')}",
                 "   :class: autograd-unverified",
                 "",
-                "   The machine that built this page has no CUDA, so the repro below did not run",
-                "   and the message was not checked against its torch. The message is pinned from",
-                f"   `PyTorch's source <{current.source}>`__; the repro runs where CUDA exists.",
+                f"   {self.ui('page.cuda_body', source=current.source)}",
                 "",
                 ".. code-block:: text",
-                "   :caption: What torch prints (pinned from its source, not run here)",
+                f"   :caption: {self.ui('page.cuda_caption')}",
                 "   :class: autograd-message",
                 "",
                 *indent(current.example or f"{current.exception}: {current.message}", 3),
@@ -128,43 +139,44 @@ class EntryDirective(_EntryDirective):
             built_with = verify.torch_version()
             lines += [
                 ".. code-block:: text",
-                f"   :caption: What torch {built_with} printed when this page was built",
+                f"   :caption: {self.ui('page.built_caption', version=built_with)}",
                 "   :class: autograd-message",
                 "",
                 *indent(f"{entry.current.exception}: {result.message}", 3),
                 "",
             ]
-        # The answer first: what happened and what to do, then the code.
-        why, fix = ("What happens", "What to do") if entry.is_pitfall else ("Why", "Fix")
+        # The answer first: what to do, then why, then the code.
+        why, fix = ("what_happens", "what_to_do") if entry.is_pitfall else ("why", "fix")
+        stop = "。" if self.language == "zh_CN" else "."
         lines += [
-            ".. rst-class:: autograd-why",
-            "",
-            f"**{why}.** {rst_code(entry.cause)}",
-            "",
             ".. rst-class:: autograd-fix",
             "",
-            f"**{fix}.** {rst_code(entry.fix)}",
+            f"**{self.ui('page.' + fix)}{stop}** {rst_code(text.fix)}",
+            "",
+            ".. rst-class:: autograd-why",
+            "",
+            f"**{self.ui('page.' + why)}{stop}** {rst_code(text.cause)}",
             "",
         ]
         script = script_path(self.config.sphinx_gallery_conf, entry.id)
         broken, fixed = tagged_lines(script, "broken"), tagged_lines(script, "fixed")
         if broken and fixed:
             lines += [".. grid:: 1 1 2 2", "   :gutter: 2", ""]
-            for label, code in (("Broken", broken), ("Fixed", fixed)):
+            for label, code in (("broken", broken), ("fixed", fixed)):
                 lines += [
-                    f"   .. grid-item-card:: {label}",
-                    f"      :class-card: autograd-{label.lower()}",
+                    f"   .. grid-item-card:: {self.ui('page.' + label)}",
+                    f"      :class-card: autograd-{label}",
                     "",
                     "      .. code-block:: python",
                     "",
                     *indent(code, 9),
                     "",
                 ]
-        lines += cause_lines(entry, script)
+        lines += cause_lines(entry, script, self.language)
         if not entry.is_pitfall:
             message = result.message or entry.current.template.render({})
             lines += [
-                "From a terminal, with any wording of the message:",
+                self.ui("page.terminal"),
                 "",
                 ".. code-block:: console",
                 "",
@@ -174,13 +186,13 @@ class EntryDirective(_EntryDirective):
         return [*self.parse(lines), self._feedback(entry)]
 
     def _feedback(self, entry: Entry) -> nodes.Node:
-        page_url = f"{self.config.html_baseurl.rstrip('/')}/{entry.path}"
+        page_url = report.page_url(self.config.html_baseurl, entry, self.language)
         url = entry_feedback_url(repository(self.config), entry, page_url)
         paragraph = nodes.paragraph(classes=[FEEDBACK_CLASS])
-        paragraph += nodes.Text("Wrong match or missing entry? ")
-        paragraph += nodes.reference("", "Open an issue on GitHub", refuri=url)
-        paragraph += nodes.Text(": the form comes filled in, and you review it before sending.")
-        return paragraph
+        paragraph += nodes.Text(self.ui("page.feedback_question") + " ")
+        paragraph += nodes.reference("", self.ui("page.feedback_link"), refuri=url)
+        paragraph += nodes.Text(self.ui("page.feedback_after"))
+        return not_translatable([paragraph])[0]
 
     def _verdict(self, entry: Entry) -> verify.Result:
         stored = verdict_file(self.env.srcdir, entry)
@@ -199,27 +211,28 @@ class EntryFooterDirective(_EntryDirective):
         if entry.is_pitfall:
             return self.parse(self._related(entry))
         observed = self._observed_table(entry)
+        text = entry.text(self.language, fallback=True)
         lines = [
-            "Every wording of this message the reference recognises, and the torch releases that",
-            "print it. ``{name}`` marks a value torch fills in.",
+            self.ui("page.wordings_intro"),
             "",
             ".. list-table::",
             "   :header-rows: 1",
             "   :widths: 14 18 68",
             "   :class: autograd-wordings",
             "",
-            "   * - Variant",
-            "     - Releases",
-            "     - Message",
+            f"   * - {self.ui('page.variant')}",
+            f"     - {self.ui('page.releases')}",
+            f"     - {self.ui('page.message')}",
         ]
         for wording in entry.wordings:
-            note = f" {rst_code(wording.note)}" if wording.note else ""
+            note = f" {rst_code(text.note(wording.variant))}" if wording.note else ""
+            releases = releases_text(wording.releases.since, wording.releases.until, self.language)
             lines += [
                 f"   * - ``{wording.variant}``",
-                f"     - {wording.releases.describe()}",
+                f"     - {releases}",
                 f"     - ``{wording.exception}: {wording.template.render({})}``",
                 "",
-                f"       `Source <{wording.source}>`__.{note}",
+                f"       `{self.ui('page.source')} <{wording.source}>`__.{note}",
             ]
         lines.append("")
         return observed + self.parse(lines + self._related(entry))
@@ -228,30 +241,29 @@ class EntryFooterDirective(_EntryDirective):
         groups = release_groups(entry, _recordings(self.env))
         rows: list[list[nodes.Node]] = []
         previous: str | None = None
+        to = " 至 " if self.language == "zh_CN" else " to "
         for releases, shown, status in groups:
-            span = releases[0] if len(releases) == 1 else f"{releases[0]} to {releases[-1]}"
+            span = releases[0] if len(releases) == 1 else f"{releases[0]}{to}{releases[-1]}"
             if shown is None:
                 text = {
-                    None: NOT_RECORDED,
-                    Status.NOT_APPLICABLE: "not applicable: the repro needs a newer torch",
-                    Status.NEEDS_CUDA: "not run: the repro needs CUDA",
-                }.get(status, "raises nothing")
+                    None: self.ui("page.not_recorded"),
+                    Status.NOT_APPLICABLE: self.ui("page.not_applicable"),
+                    Status.NEEDS_CUDA: self.ui("page.not_run_cuda"),
+                }.get(status, self.ui("page.raises_nothing"))
                 rows.append([text_node(span), text_node(text, "autograd-quiet"), text_node("")])
                 continue
-            rows.append([text_node(span), *changes(previous, shown)])
+            rows.append([text_node(span), *changes(previous, shown, self.language)])
             previous = shown
         if not rows:
             return []
-        intro = nodes.paragraph(
-            text="What each recorded torch release printed for the repro above, found by running "
-            "it on that release; the words that changed from the row before are highlighted."
-        )
-        return [intro, table(["Releases", "Message", "Changed"], rows, [14, 60, 26])]
+        intro = nodes.paragraph(text=self.ui("page.observed_intro"))
+        headers = [self.ui(f"page.{key}") for key in ("releases", "message", "changed")]
+        return not_translatable([intro, table(headers, rows, [14, 60, 26])])
 
     def _related(self, entry: Entry) -> list[str]:
         if not entry.related:
             return []
-        lines = [".. rubric:: Related entries", ""]
+        lines = [f".. rubric:: {self.ui('page.related')}", ""]
         catalog = site_catalog()
         for other_id in entry.related:
             # The page's title, which is the entry's (pages.retitle_source).
@@ -278,25 +290,32 @@ def release_groups(
     return groups
 
 
-def cause_lines(entry: Entry, script: str) -> list[str]:
+def cause_lines(entry: Entry, script: str, language: str = "en") -> list[str]:
     """The entry's common causes, most common first, each with its fix and the script's lines
     that trigger and fix it (tagged ``# cause: <id>`` and ``# fix: <id>``)."""
-    if not entry.causes:
+    causes = entry.text(language, fallback=True).causes
+    if not causes:
         return []
-    lines = [".. rubric:: Common causes", "", "The most common first.", ""]
-    trigger_caption = "Shows it" if entry.is_pitfall else "Raises it"
-    for cause in entry.causes:
+    stop = "。" if language == "zh_CN" else "."
+    lines = [
+        f".. rubric:: {ui('page.causes', language)}",
+        "",
+        ui("page.causes_order", language),
+        "",
+    ]
+    trigger_caption = ui("page.shows_it" if entry.is_pitfall else "page.raises_it", language)
+    for cause in causes:
         lines += [f"#. {rst_code(cause.text)}", ""]
         trigger = tagged_lines(script, f"{gallery.CAUSE_TAG}: {cause.id}")
         if trigger:
             lines += _code_block(trigger, trigger_caption)
-        lines += [f"   **Fix.** {rst_code(cause.fix)}", ""]
+        lines += [f"   **{ui('page.fix', language)}{stop}** {rst_code(cause.fix)}", ""]
         fixed = tagged_lines(script, f"{gallery.FIX_TAG}: {cause.id}")
         if fixed:
-            lines += _code_block(fixed, "Fixed")
+            lines += _code_block(fixed, ui("page.fixed", language))
         if cause.sources:
             links = ", ".join(f"`{n} <{url}>`__" for n, url in enumerate(cause.sources, 1))
-            lines += [f"   Sources: {links}.", ""]
+            lines += [f"   {ui('page.sources', language)} {links}{stop}", ""]
     return lines
 
 
@@ -319,10 +338,10 @@ def _recordings(env: Any) -> list[observations.Recording]:
 
 #: What a matrix cell says when the release printed no wording of the entry, abbreviated.
 STATUS_LABELS = {
-    None: ("\u2013", NOT_RECORDED),
-    Status.NOT_APPLICABLE: ("n/a", "not applicable: the repro uses an API the release lacks"),
-    Status.RETIRED: ("ret", "retired: the release no longer raises the message"),
-    Status.NEEDS_CUDA: ("cuda", "not run: the repro needs CUDA"),
+    None: ("\u2013", "page.not_recorded"),
+    Status.NOT_APPLICABLE: ("n/a", "page.matrix_not_applicable"),
+    Status.RETIRED: ("ret", "page.matrix_retired"),
+    Status.NEEDS_CUDA: ("cuda", "page.not_run_cuda"),
 }
 
 
@@ -332,7 +351,7 @@ def abbreviation(variant: str) -> str:
     return "".join(word[:1] for word in variant.split("-")).upper()
 
 
-class MatrixDirective(SphinxDirective):
+class MatrixDirective(_Localized):
     """Entries against recorded releases: which wording each release printed, abbreviated,
     with a legend. The grid scrolls sideways in its own box; the first column stays put."""
 
@@ -349,28 +368,33 @@ class MatrixDirective(SphinxDirective):
                     continue
                 cells: list[nodes.Node] = [entry_link(entry, entry.id)]
                 for recording in recordings:
-                    label, meaning = matrix_label(recording, entry)
+                    label, meaning = matrix_label(recording, entry, self.language)
                     if shown.setdefault(label, meaning) != meaning:
                         raise self.error(f"two wordings abbreviated {label!r}: rename one")
                     cells.append(nodes.abbreviation(text=label, explanation=meaning))
                 rows.append(cells)
-        grid = table(["Entry", *releases], rows, [1] * (len(releases) + 1))
+        grid = table([self.ui("page.entry"), *releases], rows, [1] * (len(releases) + 1))
         grid["classes"] = ["autograd-matrix", "colwidths-auto"]
-        return [legend(shown), grid]
+        return not_translatable([legend(shown), grid])
 
 
-def matrix_label(recording: observations.Recording, entry: Entry) -> tuple[str, str]:
+def matrix_label(
+    recording: observations.Recording, entry: Entry, language: str = ENGLISH
+) -> tuple[str, str]:
     """A matrix cell's abbreviated label, and what it stands for."""
     observed = recording.entries.get(entry.id)
-    if observed is None:
-        return STATUS_LABELS[None]
-    events = recording.own_events(entry.id)
-    events.sort(key=lambda event: event["exception"] != entry.exception)
-    if events:
-        variant = str(events[0]["variant"])
-        return abbreviation(variant), f"wording {variant}"
-    status = Status(observed["status"])
-    return STATUS_LABELS.get(status, (status.value, status.value))
+    status = None if observed is None else Status(observed["status"])
+    if observed is not None:
+        events = recording.own_events(entry.id)
+        events.sort(key=lambda event: event["exception"] != entry.exception)
+        if events:
+            variant = str(events[0]["variant"])
+            return abbreviation(variant), ui("page.matrix_wording", language, variant=variant)
+    if status in STATUS_LABELS:
+        label, key = STATUS_LABELS[status]
+        return label, ui(key, language)
+    assert status is not None
+    return status.value, status.value
 
 
 def legend(shown: dict[str, str]) -> nodes.Node:
@@ -386,7 +410,7 @@ def legend(shown: dict[str, str]) -> nodes.Node:
     return listing
 
 
-class IndexDirective(SphinxDirective):
+class IndexDirective(_Localized):
     """Every entry, grouped by gallery section, listed by its title; an error's message follows
     on one line, cut to the width of the page (the whole of it in the line's tooltip)."""
 
@@ -402,16 +426,18 @@ class IndexDirective(SphinxDirective):
             if not entries:
                 continue
             self.env.note_dependency(os.path.join(source, section, "README.txt"))
-            title = section_title(source, section)
+            title = translated_prose(
+                section_title(source, section), f"{PAGES_DIR}/{section}/index", self.language
+            )
             node = nodes.section()
             node += nodes.title(text=title)
             node["names"].append(nodes.fully_normalize_name(title))
             self.state.document.note_implicit_target(node, node)
             listing = nodes.bullet_list(classes=["autograd-index"])
-            listing += [index_item(entry) for entry in entries]
+            listing += [index_item(entry, self.language) for entry in entries]
             node += listing
             sections.append(node)
-        return sections
+        return not_translatable(sections)
 
 
 def entry_link(entry: Entry, text: str) -> addnodes.pending_xref:
@@ -427,16 +453,17 @@ def entry_link(entry: Entry, text: str) -> addnodes.pending_xref:
     return link
 
 
-def index_item(entry: Entry) -> nodes.list_item:
+def index_item(entry: Entry, language: str) -> nodes.list_item:
     """An entry on the home page: its title and id, and the message it explains on one line."""
     item = nodes.list_item()
     # Not a paragraph: a paragraph of bold-looking text over a smaller line reads as a heading.
     heading = nodes.inline()
-    heading += entry_link(entry, entry.title)
+    heading += entry_link(entry, entry.text(language, fallback=True).title)
     heading += nodes.Text(" ")
     heading += nodes.inline(text=entry.id, classes=[ID_CLASS])
     if entry.retired:
-        heading += text_node(f" (retired after torch {entry.retired.last_release})")
+        retired = ui("page.retired_after", language, release=entry.retired.last_release)
+        heading += text_node(f" {retired}")
     line = nodes.container(classes=["autograd-index-title"])
     line += heading
     item += line

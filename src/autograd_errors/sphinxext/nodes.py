@@ -9,6 +9,20 @@ import textwrap
 from docutils import nodes
 
 from autograd_errors.gallery import line_tags
+from autograd_errors.ui import text as ui
+
+
+def not_translatable(made: list[nodes.Node]) -> list[nodes.Node]:
+    """Mark every text of ``made`` as not for gettext: Sphinx extracts (and, in a translated
+    build, replaces) a text element's text unless its ``translatable`` is false. What the
+    directives make is written in the build's language already, from the catalog's own
+    translations and the UI strings, so it must not reach the .po files."""
+    for node in made:
+        if not isinstance(node, nodes.Element):
+            continue
+        for element in node.findall(nodes.TextElement):
+            element["translatable"] = False
+    return made
 
 
 def rst_code(text: str) -> str:
@@ -51,15 +65,15 @@ def text_node(text: str, *classes: str) -> nodes.Node:
     return nodes.inline(text=text, classes=list(classes))
 
 
-def changes(previous: str | None, current: str) -> list[nodes.Node]:
+def changes(previous: str | None, current: str, language: str = "en") -> list[nodes.Node]:
     """The message with the words new since ``previous`` marked, and a summary of the change."""
     message = nodes.literal(classes=["autograd-observed"])
     if previous is None:
         message += nodes.Text(current)
-        return [message, text_node("first recording", "autograd-quiet")]
+        return [message, text_node(ui("page.first_recording", language), "autograd-quiet")]
     if previous == current:
         message += nodes.Text(current)
-        return [message, text_node("unchanged", "autograd-quiet")]
+        return [message, text_node(ui("page.unchanged", language), "autograd-quiet")]
     old, new = previous.split(), current.split()
     removed, added = [], []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new).get_opcodes():
@@ -75,10 +89,10 @@ def changes(previous: str | None, current: str) -> list[nodes.Node]:
             removed.append(" ".join(old[i1:i2]))
     summary = nodes.inline()
     if removed:
-        summary += nodes.Text("was: ")
+        summary += nodes.Text(ui("page.was", language) + " ")
         summary += nodes.literal(text=" … ".join(removed))
     if added:
-        summary += nodes.Text(" now: " if removed else "added: ")
+        summary += nodes.Text(" " + ui("page.now" if removed else "page.added", language) + " ")
         summary += nodes.literal(text=" … ".join(added))
     return [message, summary]
 

@@ -24,8 +24,10 @@ from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
 
 from autograd_errors.catalog import Entry
+from autograd_errors.sphinxext.languages import build_language
 from autograd_errors.sphinxext.nodes import rst_code
 from autograd_errors.sphinxext.verification import site_catalog
+from autograd_errors.ui import ENGLISH
 
 #: The name of the ``conf.py`` setting, and of the ``<meta>`` that hands it to the scripts.
 REPOSITORY_SETTING = "autograd_errors_repository"
@@ -49,18 +51,18 @@ def entries_by_page() -> dict[str, Entry]:
     return {entry.path.removesuffix(".html"): entry for entry in site_catalog()}
 
 
-def retitle_source(source: str, entry: Entry) -> str:
+def retitle_source(source: str, entry: Entry, language: str = ENGLISH) -> str:
     """An entry page's reStructuredText, as sphinx-gallery wrote it, headed by the entry's
-    title and without the download note."""
+    title (in the build's language) and without the download note."""
     source = _DOWNLOAD_NOTE.sub("", source, count=1)
-    title = rst_code(entry.title)
+    title = rst_code(entry.text(language, fallback=True).title)
     return _TITLE.sub(lambda _: f"{title}\n{'=' * len(title)}\n", source, count=1)
 
 
 def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
     entry = entries_by_page().get(docname)
     if entry is not None:
-        source[0] = retitle_source(source[0], entry)
+        source[0] = retitle_source(source[0], entry, build_language(app.config))
 
 
 def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
@@ -72,6 +74,8 @@ def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     for section in doctree.findall(nodes.section):
         title = section.next_node(nodes.title)
         if title is not None:
+            # The catalog's title, already in the build's language: not for gettext.
+            title["translatable"] = False
             title += nodes.Text(" ")
             title += nodes.inline(text=entry.id, classes=[ID_CLASS])
         if entry.id not in section["ids"]:

@@ -1,0 +1,314 @@
+"""The interface's own words, in every language of the reference (issue 16): one table for the
+CLI, the entry pages and the paste page.
+
+Each key maps a language to its text; ``{name}`` marks a value filled in (``str.format`` in
+Python; the paste page's script replaces ``{name}`` the same way). The zh_CN site's catalog JSON
+carries the ``paste.*`` strings under ``"ui"`` (:func:`export_strings`). Terms follow
+``locales/zh_CN/glossary.toml``.
+
+Also here: which language a command speaks (``--lang``, else the locale variables).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+ENGLISH, CHINESE = "en", "zh_CN"
+
+STRINGS: dict[str, dict[str, str]] = {
+    # The command line (report.py, cli.py).
+    "cli.most_likely": {"en": "Most likely:", "zh_CN": "最常见的原因："},
+    "cli.fix": {"en": "Fix:", "zh_CN": "修复："},
+    "cli.more": {"en": "More:", "zh_CN": "详见："},
+    "cli.more_options": {
+        "en": "--verbose gives every common cause, why torch raises it, and the wording matched.",
+        "zh_CN": "加上 --verbose 可查看所有常见原因、torch 报错的原因以及匹配到的措辞。",
+    },
+    "cli.partial": {
+        "en": "Matched part of the wording ({percent}% of it).",
+        "zh_CN": "匹配了措辞的一部分（{percent}%）。",
+    },
+    "cli.your_line": {"en": "Your line:", "zh_CN": "你的代码行："},
+    "cli.also_in_paste": {"en": "Also in this paste:", "zh_CN": "粘贴内容中还有："},
+    "cli.shared": {
+        "en": "{count} entries share this part of a message; none stands out.",
+        "zh_CN": "{count} 个条目都含有这段消息，无法确定是哪一个。",
+    },
+    "cli.several": {
+        "en": "{count} entries in this paste, the final exception first.",
+        "zh_CN": "粘贴内容中有 {count} 个条目，最后抛出的异常排在最前。",
+    },
+    "cli.no_match": {"en": "No entry matches this text.", "zh_CN": "没有条目与这段文本匹配。"},
+    "cli.near_intro": {
+        "en": "Not matches, but the closest entries (their wording differs):",
+        "zh_CN": "没有匹配，以下是最接近的条目（措辞不同）：",
+    },
+    "cli.list_hint": {
+        "en": "`autograd-errors list` shows every entry.",
+        "zh_CN": "`autograd-errors list` 列出所有条目。",
+    },
+    "cli.not_autograd": {"en": "Not an autograd error", "zh_CN": "不是自动求导（autograd）错误"},
+    "cli.see": {"en": "See", "zh_CN": "参见"},
+    "cli.wording": {
+        "en": "Wording '{variant}', printed by {releases}.",
+        "zh_CN": "措辞 '{variant}'，由 {releases} 打印。",
+    },
+    "cli.retired": {
+        "en": "Retired: last raised by torch {release}; now {replaced_by}",
+        "zh_CN": "已退役：最后由 torch {release} 抛出；现在：{replaced_by}",
+    },
+    "cli.fields": {"en": "Fields:", "zh_CN": "字段："},
+    "cli.in_your_paste": {"en": "In your paste", "zh_CN": "你粘贴的内容"},
+    "cli.why": {"en": "Why", "zh_CN": "原因"},
+    "cli.fix_heading": {"en": "Fix", "zh_CN": "修复"},
+    "cli.docs": {"en": "PyTorch documentation", "zh_CN": "PyTorch 文档"},
+    "cli.causes": {
+        "en": "Common causes, most common first",
+        "zh_CN": "常见原因（最常见的在前）",
+    },
+    "cli.pitfall": {
+        "en": "A silent pitfall: nothing is raised.",
+        "zh_CN": "静默陷阱：不会抛出任何错误。",
+    },
+    "cli.wordings": {"en": "Wordings", "zh_CN": "措辞"},
+    "cli.related": {"en": "Related", "zh_CN": "相关条目"},
+    "cli.retired_tag": {"en": "[retired]", "zh_CN": "[已退役]"},
+    "cli.pitfall_kind": {"en": "(pitfall)", "zh_CN": "（陷阱）"},
+    "cli.paste_prompt": {
+        "en": "Paste the error or the whole traceback, then press Ctrl-D on a line of its own:",
+        "zh_CN": "粘贴错误信息或完整的 traceback，然后在单独一行按 Ctrl-D：",
+    },
+    # Release ranges (releases.py describes them in English).
+    "releases.one": {"en": "torch {since}", "zh_CN": "torch {since}"},
+    "releases.span": {"en": "torch {since} to {until}", "zh_CN": "torch {since} 至 {until}"},
+    "releases.since": {"en": "torch {since} and later", "zh_CN": "torch {since} 及以后"},
+    "releases.until": {
+        "en": "torch releases up to {until}",
+        "zh_CN": "torch {until} 及以前的版本",
+    },
+    "releases.all": {"en": "every torch release", "zh_CN": "所有 torch 版本"},
+    # The entry pages (sphinxext/directives.py).
+    "page.pitfall_title": {"en": "A silent pitfall", "zh_CN": "静默陷阱"},
+    "page.pitfall_body": {
+        "en": "Torch raises nothing here: the code runs, and the result is not what it seems. "
+        "The demonstration below asserts the behaviour on the installed torch.",
+        "zh_CN": "这里 torch 不会报错：代码照常运行，但结果并非看上去那样。"
+        "下面的演示在安装的 torch 上断言了这一行为。",
+    },
+    "page.retired_caption": {
+        "en": "What torch {release} printed (recorded; current torch no longer raises it)",
+        "zh_CN": "torch {release} 打印的内容（已记录；当前的 torch 不再抛出）",
+    },
+    "page.retired": {
+        "en": "**Retired.** Last raised by torch {release}. Now:",
+        "zh_CN": "**已退役。** 最后由 torch {release} 抛出。现在：",
+    },
+    "page.cuda_title": {
+        "en": "Not run in this build: the repro needs CUDA",
+        "zh_CN": "本次构建未运行：复现代码需要 CUDA",
+    },
+    "page.cuda_body": {
+        "en": "The machine that built this page has no CUDA, so the repro below did not run and "
+        "the message was not checked against its torch. The message is pinned from "
+        "`PyTorch's source <{source}>`__; the repro runs where CUDA exists.",
+        "zh_CN": "构建本页的机器没有 CUDA，因此下面的复现代码没有运行，消息也未在其 torch 上核对。"
+        "消息取自 `PyTorch 源码 <{source}>`__；复现代码在有 CUDA 的机器上可以运行。",
+    },
+    "page.cuda_caption": {
+        "en": "What torch prints (pinned from its source, not run here)",
+        "zh_CN": "torch 打印的内容（取自源码，未在此运行）",
+    },
+    "page.built_caption": {
+        "en": "What torch {version} printed when this page was built",
+        "zh_CN": "构建本页时 torch {version} 打印的内容",
+    },
+    "page.broken": {"en": "Broken", "zh_CN": "出错的代码"},
+    "page.fixed": {"en": "Fixed", "zh_CN": "修复后的代码"},
+    "page.why": {"en": "Why", "zh_CN": "原因"},
+    "page.fix": {"en": "Fix", "zh_CN": "修复"},
+    "page.what_happens": {"en": "What happens", "zh_CN": "发生了什么"},
+    "page.what_to_do": {"en": "What to do", "zh_CN": "怎么做"},
+    "page.terminal": {
+        "en": "From a terminal, with any wording of the message:",
+        "zh_CN": "在终端里（消息的任何措辞都可以）：",
+    },
+    "page.causes": {"en": "Common causes", "zh_CN": "常见原因"},
+    "page.causes_order": {"en": "The most common first.", "zh_CN": "最常见的在前。"},
+    "page.raises_it": {"en": "Raises it", "zh_CN": "触发错误"},
+    "page.shows_it": {"en": "Shows it", "zh_CN": "演示问题"},
+    "page.sources": {"en": "Sources:", "zh_CN": "来源："},
+    "page.wordings_intro": {
+        "en": "Every wording of this message the reference recognises, and the torch releases "
+        "that print it. ``{name}`` marks a value torch fills in.",
+        "zh_CN": "本参考能识别的这条消息的所有措辞，以及打印它们的 torch 版本。"
+        "``{name}`` 表示由 torch 填入的值。",
+    },
+    "page.variant": {"en": "Variant", "zh_CN": "变体"},
+    "page.releases": {"en": "Releases", "zh_CN": "版本"},
+    "page.message": {"en": "Message", "zh_CN": "消息"},
+    "page.source": {"en": "Source", "zh_CN": "来源"},
+    "page.changed": {"en": "Changed", "zh_CN": "变化"},
+    "page.observed_intro": {
+        "en": "What each recorded torch release printed for the repro above, found by running "
+        "it on that release; the words that changed from the row before are highlighted.",
+        "zh_CN": "上面的复现代码在每个已记录的 torch 版本上实际运行时打印的内容；"
+        "与上一行相比有变化的词会高亮显示。",
+    },
+    "page.not_recorded": {"en": "not recorded", "zh_CN": "未记录"},
+    "page.not_applicable": {
+        "en": "not applicable: the repro needs a newer torch",
+        "zh_CN": "不适用：复现代码需要更新的 torch",
+    },
+    "page.not_run_cuda": {
+        "en": "not run: the repro needs CUDA",
+        "zh_CN": "未运行：复现代码需要 CUDA",
+    },
+    "page.raises_nothing": {"en": "raises nothing", "zh_CN": "不报错"},
+    "page.first_recording": {"en": "first recording", "zh_CN": "首次记录"},
+    "page.unchanged": {"en": "unchanged", "zh_CN": "未变"},
+    "page.was": {"en": "was:", "zh_CN": "原为："},
+    "page.now": {"en": "now:", "zh_CN": "现为："},
+    "page.added": {"en": "added:", "zh_CN": "新增："},
+    "page.related": {"en": "Related entries", "zh_CN": "相关条目"},
+    "page.retired_after": {
+        "en": "(retired after torch {release})",
+        "zh_CN": "（torch {release} 之后已退役）",
+    },
+    "page.entry": {"en": "Entry", "zh_CN": "条目"},
+    "page.matrix_wording": {"en": "wording {variant}", "zh_CN": "措辞 {variant}"},
+    "page.matrix_not_applicable": {
+        "en": "not applicable: the repro uses an API the release lacks",
+        "zh_CN": "不适用：复现代码用到了该版本没有的 API",
+    },
+    "page.matrix_retired": {
+        "en": "retired: the release no longer raises the message",
+        "zh_CN": "已退役：该版本不再报这条错误",
+    },
+    "page.feedback_question": {
+        "en": "Wrong match or missing entry?",
+        "zh_CN": "匹配错了，或者缺少条目？",
+    },
+    "page.feedback_link": {"en": "Open an issue on GitHub", "zh_CN": "在 GitHub 上提交 issue"},
+    "page.feedback_after": {
+        "en": ": the form comes filled in, and you review it before sending.",
+        "zh_CN": "：表单已预先填好，发送前你可以先检查一遍。",
+    },
+    "page.glossary_en": {"en": "English", "zh_CN": "英文"},
+    "page.glossary_zh": {"en": "Chinese", "zh_CN": "中文"},
+    "page.glossary_notes": {"en": "In the notes", "zh_CN": "笔记中的说法"},
+    "page.glossary_usage": {"en": "Usage", "zh_CN": "用法"},
+    "page.language": {"en": "中文", "zh_CN": "English"},
+    "page.language_title": {"en": "阅读中文版", "zh_CN": "Read this page in English"},
+    # The paste page and the search page (static/autograd-ui.js), exported as "ui" without the
+    # "paste." prefix; each replaces the English literal of autograd-ui.js it is named after:
+    # why/fix: the labels before the cause and the fix; read_entry: the link to the entry;
+    # wording, partial, shared: a match's wording line, a partial match, a shared fragment;
+    # not_autograd + see: a non-autograd error; near_intro: before the near misses; no_match,
+    # try_search ({link} is site_search as a link), or: the no-match notice; working: while
+    # matching; search_*: the search page's title and summaries (entries: entry or entries,
+    # by count); the releases of a wording come already in the language, in the entries.
+    "paste.why": {"en": "Why. ", "zh_CN": "原因。"},
+    "paste.fix": {"en": "Fix. ", "zh_CN": "修复。"},
+    "paste.read_entry": {
+        "en": "Read the whole entry, with the repro and the fixes",
+        "zh_CN": "阅读完整条目，包括复现代码和修复方法",
+    },
+    "paste.wording": {
+        "en": "Wording '{variant}', printed by {releases}.",
+        "zh_CN": "措辞 '{variant}'，由 {releases} 打印。",
+    },
+    "paste.partial": {
+        "en": "Matched part of the wording ({percent}% of it).",
+        "zh_CN": "匹配了措辞的一部分（{percent}%）。",
+    },
+    "paste.shared": {
+        "en": "{count} entries share this part of a message; none stands out.",
+        "zh_CN": "{count} 个条目都含有这段消息，无法确定是哪一个。",
+    },
+    "paste.not_autograd": {"en": "Not an autograd error", "zh_CN": "不是自动求导（autograd）错误"},
+    "paste.see": {"en": " See ", "zh_CN": " 参见 "},
+    "paste.near_intro": {
+        "en": "Not matches, but the closest entries (their wording differs):",
+        "zh_CN": "没有匹配，以下是最接近的条目（措辞不同）：",
+    },
+    "paste.no_match": {"en": "No entry matches this text.", "zh_CN": "没有条目与这段文本匹配。"},
+    "paste.try_search": {
+        "en": "Try the {link} for the words of the message.",
+        "zh_CN": "可以用{link}搜索消息中的词。",
+    },
+    "paste.site_search": {"en": "site search", "zh_CN": "站内搜索"},
+    "paste.or": {"en": " or ", "zh_CN": "或"},
+    "paste.working": {"en": "Matching...", "zh_CN": "正在匹配……"},
+    "paste.search_results": {"en": "Search Results", "zh_CN": "搜索结果"},
+    "paste.search_nothing": {
+        "en": "Nothing on this site matches this text.",
+        "zh_CN": "本站没有与这段文本匹配的内容。",
+    },
+    "paste.search_pages": {
+        "en": "No entry recognises this text; pages sharing its words follow.",
+        "zh_CN": "没有条目能识别这段文本；以下是含有其中词语的页面。",
+    },
+    "paste.search_related": {"en": "Related pages follow.", "zh_CN": "以下是相关页面。"},
+    "paste.search_entries": {
+        "en": "This text is explained by {count} {entries}; related pages follow.",
+        "zh_CN": "这段文本由 {count} 个{entries}解释；以下是相关页面。",
+    },
+    "paste.entry": {"en": "entry", "zh_CN": "条目"},
+    "paste.entries": {"en": "entries", "zh_CN": "条目"},
+}
+
+
+def text(key: str, language: str = ENGLISH, **values: object) -> str:
+    """The interface text ``key`` in ``language``, with its ``{names}`` filled in."""
+    template = STRINGS[key][language]
+    return template.format(**values) if values else template
+
+
+def export_strings(language: str) -> dict[str, str]:
+    """The paste page's strings in ``language``, keyed without their ``paste.`` prefix."""
+    return {
+        key.removeprefix("paste."): texts[language]
+        for key, texts in STRINGS.items()
+        if key.startswith("paste.")
+    }
+
+
+def releases_text(since: str | None, until: str | None, language: str) -> str:
+    """A release range in words (``ReleaseRange.describe`` in any language)."""
+    if since and until:
+        if since == until:
+            return text("releases.one", language, since=since)
+        return text("releases.span", language, since=since, until=until)
+    if since:
+        return text("releases.since", language, since=since)
+    if until:
+        return text("releases.until", language, until=until)
+    return text("releases.all", language)
+
+
+# Which language -------------------------------------------------------------------------------
+
+#: What ``--lang`` accepts, and the language each value means.
+LANG_VALUES = {"en": ENGLISH, "zh": CHINESE, "zh_CN": CHINESE, "zh-CN": CHINESE}
+#: The locale variables, in POSIX's order of precedence: the first set and non-empty decides.
+LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def parse_lang(value: str) -> str:
+    """The language ``--lang value`` asks for; ``ValueError`` with one clear line otherwise."""
+    if value not in LANG_VALUES:
+        raise ValueError(f"--lang must be en or zh, not {value!r}")
+    return LANG_VALUES[value]
+
+
+def language_from_environment(environ: Mapping[str, str]) -> str:
+    """Chinese when the first set one of ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` names a Chinese
+    locale (``zh_CN.UTF-8``, ``zh_SG``, ``zh``), else English (``C``, ``POSIX``, ``en_US``...)."""
+    for variable in LOCALE_VARIABLES:
+        value = environ.get(variable, "")
+        if value:
+            locale_name = value.split(".")[0].split("@")[0]
+            return CHINESE if locale_name == "zh" or locale_name.startswith("zh_") else ENGLISH
+    return ENGLISH

@@ -1,0 +1,228 @@
+"""The catalog's translations (issue 16): the [zh_CN] tables, their checks, staleness, stamping.
+
+The mechanics run on temporary copies of the records, with a throw-away translation of one
+entry (tests/data/zh_CN/); the real records are only read, by the completeness test."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import DATA, load_data
+
+from autograd_errors import catalog, stamps, translations
+from autograd_errors.matching import explain
+from autograd_errors.translations import MissingTranslation, source_hash
+
+FIXTURE = DATA / "zh_CN" / "inplace-modified.toml"
+REAL_PASTES = load_data("real-pastes.json")["pastes"]
+#: A real paste (https://github.com/ziqi92/Modof/issues/5): a ReLU's output changed in place.
+MODOF_PASTE = next(p["text"] for p in REAL_PASTES if p["source"].endswith("ziqi92/Modof/issues/5"))
+
+
+@pytest.fixture
+def entries(tmp_path: Path) -> Path:
+    """A copy of the records, with the throw-away translation appended to inplace-modified."""
+    directory = tmp_path / "entries"
+    shutil.copytree(catalog.ENTRIES_DIR, directory)
+    record = directory / "inplace-modified.toml"
+    record.write_text(
+        record.read_text(encoding="utf-8") + "\n" + FIXTURE.read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
+    return directory
+
+
+def translations_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "autograd_errors", "translations", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def append(entries: Path, entry_id: str, text: str) -> None:
+    path = entries / f"{entry_id}.toml"
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def test_a_translation_gives_the_entry_in_chinese(entries):
+    entry = catalog.load(str(entries), use_cache=False)["inplace-modified"]
+    chinese = entry.text("zh_CN")
+    assert chinese.title == "为反向传播保存的张量被原地修改了"
+    assert chinese.causes[0].id == "inplace-after-saving-op"  # ids stay English
+    assert chinese.causes[0].fix.startswith("改成非原地写法")
+    assert chinese.causes[0].sources == entry.causes[0].sources
+    assert chinese.note("bare").startswith("在 https://github.com/pytorch/pytorch/pull/18523 之前")
+    assert entry.text("en").title == "A tensor saved for backward was modified in place"
+
+
+def test_details_and_hints_are_filled_in_chinese_for_a_real_paste(entries):
+    found = explain(MODOF_PASTE, catalog.load(str(entries), use_cache=False))
+    assert [m.entry.id for m in found.matches] == ["inplace-modified"]
+    details = found.matches[0].details("zh_CN")
+    assert details[0] == (
+        "[27, 32] 张量（torch.cuda.FloatTensor，ReluBackward0 的第 0 个输出）在 autograd 保存"
+        "之后被原地修改了：它的版本是 1，autograd 期望的是 0。"
+    )
+    assert details[-1].startswith("ReLU 之后，常见的原因是 `nn.ReLU(inplace=True)`")
+
+
+def test_an_untranslated_text_falls_back_to_english_only_when_allowed(entries):
+    entry = catalog.load(str(entries), use_cache=False)["leaf-inplace"]
+    with pytest.raises(MissingTranslation, match=r"leaf-inplace: title has no zh_CN translation"):
+        _ = entry.text("zh_CN").title
+    assert entry.text("zh_CN", fallback=True).title == entry.title
+
+
+@pytest.mark.parametrize(
+    ("table", "problem"),
+    [
+        ('[zh_CN]\nsummary = "x"\n', "[zh_CN]: unknown key 'summary'"),
+        ('[zh_CN.common_cause.no-such-cause]\ntext = "x"\n', "no common cause 'no-such-cause'"),
+        ('[zh_CN.common_cause.manual-update]\nwhy = "x"\n', "unknown key 'why'"),
+        ('[zh_CN.hint."op:Nothing"]\ntext = "x"\n', "the entry has no hint 'op:Nothing'"),
+        ('[zh_CN.wording.no-such-variant]\nnote = "x"\n', "no wording with a note 'no-such"),
+        ('[zh_CN]\ndetails = ["a"]\n', "details must be a list of 0 strings, as in English"),
+        ('[zh_CN.source]\ntitel = "00000000"\n', "'titel' is not a text of this entry"),
+    ],
+)
+def test_a_bad_translation_table_names_the_file(entries, table, problem):
+    append(entries, "leaf-inplace", "\n" + table)
+    with pytest.raises(catalog.CatalogError) as error:
+        catalog.load(str(entries), use_cache=False)
+    assert str(error.value).startswith("leaf-inplace.toml: [zh_CN")
+    assert problem in str(error.value)
+
+
+def test_braces_outside_the_details_are_text_not_placeholders(entries):
+    # Only the details are format strings: code in a fix may change its braces' contents.
+    cause = catalog.load(str(entries), use_cache=False)["detach-shares-storage"].causes[0]
+    assert "{k: v.detach().clone()" in cause.fix
+    append(
+        entries,
+        "detach-shares-storage",
+        f"\n[zh_CN.common_cause.{cause.id}]\n"
+        'fix = "`best = copy.deepcopy(model.state_dict())`，或者 '
+        '`{name: t.detach().clone() for name, t in model.state_dict().items()}`。"\n',
+    )
+    loaded = catalog.load(str(entries), use_cache=False)["detach-shares-storage"]
+    assert loaded.text("zh_CN", fallback=True).causes[0].fix.endswith(".items()}`。")
+
+
+def test_a_translated_detail_must_keep_the_english_placeholders(entries):
+    path = entries / "inplace-modified.toml"
+    text = path.read_text(encoding="utf-8").replace("它的版本是 {version}", "它的版本是 {versoin}")
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(catalog.CatalogError) as error:
+        catalog.load(str(entries), use_cache=False)
+    assert str(error.value).startswith("inplace-modified.toml: [zh_CN]: details.0: placeholders")
+    assert "'versoin'" in str(error.value)
+
+
+def test_status_lists_missing_and_unstamped_translations(entries):
+    result = translations_cli("status", "inplace-modified", "leaf-inplace", "--entries", entries)
+    assert result.returncode == 1, result.stderr
+    lines = result.stdout.splitlines()
+    assert "zh_CN inplace-modified: stale title" in lines  # translated, never stamped
+    assert "zh_CN leaf-inplace: missing title" in lines
+    assert "zh_CN leaf-inplace: missing common_cause.manual-update.fix" in lines
+    assert lines[-1] == f"{len(lines) - 1} texts to translate or to review, then stamp"
+
+
+def test_changing_the_english_makes_the_translation_stale_and_stamping_fixes_it(entries):
+    record = entries / "inplace-modified.toml"
+    before_stamp = record.read_text(encoding="utf-8")
+    stamp = translations_cli("stamp", "inplace-modified", "--entries", entries)
+    assert (stamp.returncode, stamp.stdout) == (0, "stamped 1 of 1 entries\n"), stamp.stderr
+    stamped = record.read_text(encoding="utf-8")
+    assert stamped.startswith(before_stamp)  # only the [zh_CN.source] table is added
+    table = stamped[len(before_stamp) :]
+    assert table.startswith("\n[zh_CN.source]\n")
+    title_hash = source_hash("A tensor saved for backward was modified in place")
+    assert f'"title" = "{title_hash}"' in table
+    status = translations_cli("status", "inplace-modified", "--entries", entries)
+    assert (status.returncode, status.stdout) == (
+        0,
+        "1 entries: every translation is up to date\n",
+    )
+
+    # An English text changes: its translation, and only it, is stale.
+    record.write_text(
+        stamped.replace("by an inplace operation", "by an in-place operation").replace(
+            "write `out = out + x`.", "write `out = out + x` instead."
+        ),
+        encoding="utf-8",
+    )
+    status = translations_cli("status", "inplace-modified", "--entries", entries)
+    assert status.returncode == 1
+    assert status.stdout.splitlines() == [
+        "zh_CN inplace-modified: stale hint.op:Relu",
+        "1 texts to translate or to review, then stamp",
+    ]
+    # Reflowing an English text (whitespace only) does not make it stale.
+    reflowed = record.read_text(encoding="utf-8").replace(
+        "for the backward pass: `sigmoid` and `relu` save their output, `mul`\nits",
+        "for the backward pass:\n`sigmoid` and `relu` save their output, `mul` its",
+    )
+    assert reflowed != record.read_text(encoding="utf-8")
+    record.write_text(reflowed, encoding="utf-8")
+    assert translations_cli("status", "inplace-modified", "--entries", entries).stdout.splitlines()[
+        0
+    ] == ("zh_CN inplace-modified: stale hint.op:Relu")
+
+    # Stamping again rewrites the table in place, and nothing else.
+    before = record.read_text(encoding="utf-8")
+    assert translations_cli("stamp", "--entries", entries).returncode == 0
+    after = record.read_text(encoding="utf-8")
+    head = before[: before.index("[zh_CN.source]")]
+    assert after.startswith(head)
+    assert after.count("[zh_CN.source]") == 1
+    status = translations_cli("status", "inplace-modified", "--entries", entries)
+    assert status.returncode == 0, status.stdout
+
+
+def test_the_source_table_must_come_last(entries):
+    assert translations_cli("stamp", "inplace-modified", "--entries", entries).returncode == 0
+    append(entries, "inplace-modified", '\n[zh_CN.wording.bare]\nnote = "x"\n')
+    result = translations_cli("stamp", "inplace-modified", "--entries", entries)
+    assert result.returncode == 2
+    assert result.stderr.startswith("autograd-errors translations: inplace-modified.toml:")
+
+
+def test_translations_bad_usage_is_one_line(entries):
+    result = translations_cli("stamp", "no-such-entry", "--entries", entries)
+    assert (result.returncode, result.stderr) == (
+        2,
+        "autograd-errors: translations: no entry 'no-such-entry'\n",
+    )
+    result = translations_cli("publish", "--entries", entries)
+    assert result.returncode == 2
+    assert result.stderr.startswith("autograd-errors: translations: unknown action 'publish'")
+
+
+def test_the_cache_holds_the_translations(entries, tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOGRAD_ERRORS_CACHE_DIR", str(tmp_path / "cache"))
+    first = catalog.load(str(entries))["inplace-modified"]
+    assert list((tmp_path / "cache").iterdir())  # written
+    cached = catalog.load(str(entries))["inplace-modified"]
+    assert cached.text("zh_CN").hints[0].text == first.text("zh_CN").hints[0].text
+    assert cached.text("zh_CN").hints[0].text.startswith("ReLU 之后")
+
+
+# The real catalog --------------------------------------------------------------------------------
+
+
+def test_every_entry_is_translated_and_up_to_date(packaged_catalog):
+    """Fails until every entry's [zh_CN] table is written, reviewed and stamped (`python -m
+    autograd_errors translations status` lists what is left)."""
+    problems = {
+        language: stamps.status_lines(packaged_catalog, language)
+        for language in translations.TRANSLATED
+    }
+    assert problems == {language: [] for language in translations.TRANSLATED}
