@@ -27,9 +27,8 @@ def _part(part: str | templates.Placeholder) -> str | dict[str, Any]:
 
 def catalog_json(catalog: Catalog, language: str = ui.ENGLISH) -> dict[str, Any]:
     """Everything the paste page needs, and nothing more: the texts in ``language`` (English
-    where an entry is not translated yet), ids and keys in English; ``"ui"``, the paste page's
-    own words in that language (the ``paste.*`` strings of :mod:`autograd_errors.ui`, without
-    the prefix; ``{name}`` marks a value to fill in)."""
+    where an entry is not translated yet), ids and keys in English. The page's own words are
+    not here but in ``autograd-strings.js`` (:mod:`.sphinxext.assets`)."""
     kinds = {
         kind.name: {
             "charset": kind.charset,
@@ -72,7 +71,6 @@ def catalog_json(catalog: Catalog, language: str = ui.ENGLISH) -> dict[str, Any]
         )
     return {
         "language": language,
-        "ui": ui.export_strings(language),
         "settings": {
             "kinds": kinds,
             "anchor_chars": templates.ANCHOR_CHARS,

@@ -2,8 +2,8 @@
 CLI, the entry pages and the paste page.
 
 Each key maps a language to its text; ``{name}`` marks a value filled in (``str.format`` in
-Python; the paste page's script replaces ``{name}`` the same way). The zh_CN site's catalog JSON
-carries the ``paste.*`` strings under ``"ui"`` (:func:`export_strings`). Terms follow
+Python; the paste page's script replaces ``{name}`` the same way). Each site's
+``_static/autograd-strings.js`` carries the ``paste.*`` strings (:func:`export_strings`). Terms follow
 ``locales/zh_CN/glossary.toml``.
 
 Also here: which language a command speaks (``--lang``, else the locale variables).
@@ -201,62 +201,90 @@ STRINGS: dict[str, dict[str, str]] = {
     "page.glossary_usage": {"en": "Usage", "zh_CN": "用法"},
     "page.language": {"en": "中文", "zh_CN": "English"},
     "page.language_title": {"en": "阅读中文版", "zh_CN": "Read this page in English"},
-    # The paste page and the search page (static/autograd-ui.js), exported as "ui" without the
-    # "paste." prefix; each replaces the English literal of autograd-ui.js it is named after:
-    # why/fix: the labels before the cause and the fix; read_entry: the link to the entry;
-    # wording, partial, shared: a match's wording line, a partial match, a shared fragment;
-    # not_autograd + see: a non-autograd error; near_intro: before the near misses; no_match,
-    # try_search ({link} is site_search as a link), or: the no-match notice; working: while
-    # matching; search_*: the search page's title and summaries (entries: entry or entries,
-    # by count); the releases of a wording come already in the language, in the entries.
-    "paste.why": {"en": "Why. ", "zh_CN": "原因。"},
-    "paste.fix": {"en": "Fix. ", "zh_CN": "修复。"},
-    "paste.read_entry": {
-        "en": "Read the whole entry, with the repro and the fixes",
-        "zh_CN": "阅读完整条目，包括复现代码和修复方法",
+    # The paste page and the search page (static/autograd-ui.js): the build writes them, in its
+    # language and without the "paste." prefix, to _static/autograd-strings.js, which the pages'
+    # script reads (its text(name, values) fills in the {names}).
+    "paste.matching": {"en": "Matching...", "zh_CN": "正在匹配……"},
+    "paste.catalogFailed": {
+        "en": "The catalog could not be loaded ({reason}).",
+        "zh_CN": "无法加载条目目录（{reason}）。",
     },
     "paste.wording": {
         "en": "Wording '{variant}', printed by {releases}.",
-        "zh_CN": "措辞 '{variant}'，由 {releases} 打印。",
+        "zh_CN": "措辞 '{variant}'，{releases}会打印它。",
     },
     "paste.partial": {
         "en": "Matched part of the wording ({percent}% of it).",
         "zh_CN": "匹配了措辞的一部分（{percent}%）。",
     },
+    "paste.why": {"en": "Why. ", "zh_CN": "原因。"},
+    "paste.fix": {"en": "Fix. ", "zh_CN": "修复方法。"},
+    "paste.readEntry": {
+        "en": "Read the whole entry, with the repro and the fixes",
+        "zh_CN": "阅读完整条目：最小复现和修复方法",
+    },
     "paste.shared": {
         "en": "{count} entries share this part of a message; none stands out.",
-        "zh_CN": "{count} 个条目都含有这段消息，无法确定是哪一个。",
+        "zh_CN": "{count} 个条目都含有这段报错信息，无法确定是哪一个。",
     },
-    "paste.not_autograd": {"en": "Not an autograd error", "zh_CN": "不是自动求导（autograd）错误"},
-    "paste.see": {"en": " See ", "zh_CN": " 参见 "},
-    "paste.near_intro": {
+    "paste.several": {
+        "en": "{count} entries in this paste, the final exception first.",
+        "zh_CN": "这段粘贴内容涉及 {count} 个条目，最后抛出的异常排在最前。",
+    },
+    "paste.notAutograd": {"en": "Not an autograd error", "zh_CN": "不是自动求导（autograd）错误"},
+    "paste.notAutogradHint": {"en": " ({kind}): {hint} See ", "zh_CN": "（{kind}）：{hint} 参见 "},
+    "paste.nearMisses": {
         "en": "Not matches, but the closest entries (their wording differs):",
         "zh_CN": "没有匹配，以下是最接近的条目（措辞不同）：",
     },
-    "paste.no_match": {"en": "No entry matches this text.", "zh_CN": "没有条目与这段文本匹配。"},
-    "paste.try_search": {
-        "en": "Try the {link} for the words of the message.",
-        "zh_CN": "可以用{link}搜索消息中的词。",
-    },
-    "paste.site_search": {"en": "site search", "zh_CN": "站内搜索"},
-    "paste.or": {"en": " or ", "zh_CN": "或"},
-    "paste.working": {"en": "Matching...", "zh_CN": "正在匹配……"},
-    "paste.search_results": {"en": "Search Results", "zh_CN": "搜索结果"},
-    "paste.search_nothing": {
+    "paste.noMatch": {"en": "No entry matches this text.", "zh_CN": "没有条目与这段文本匹配。"},
+    "paste.tryThe": {"en": "Try the ", "zh_CN": "可以用"},
+    "paste.siteSearch": {"en": "site search", "zh_CN": "站内搜索"},
+    "paste.forTheWords": {"en": " for the words of the message.", "zh_CN": "查找报错信息中的词。"},
+    "paste.searchTitle": {"en": "Search Results", "zh_CN": "搜索结果"},
+    "paste.searchNothing": {
         "en": "Nothing on this site matches this text.",
         "zh_CN": "本站没有与这段文本匹配的内容。",
     },
-    "paste.search_pages": {
+    "paste.searchUnrecognised": {
         "en": "No entry recognises this text; pages sharing its words follow.",
         "zh_CN": "没有条目能识别这段文本；以下是含有其中词语的页面。",
     },
-    "paste.search_related": {"en": "Related pages follow.", "zh_CN": "以下是相关页面。"},
-    "paste.search_entries": {
-        "en": "This text is explained by {count} {entries}; related pages follow.",
-        "zh_CN": "这段文本由 {count} 个{entries}解释；以下是相关页面。",
+    "paste.searchShared": {"en": "{summary} Related pages follow.", "zh_CN": "{summary}以下是相关页面。"},
+    "paste.searchOne": {
+        "en": "This text is explained by 1 entry; related pages follow.",
+        "zh_CN": "有 1 个条目解释这段文本；以下是相关页面。",
     },
-    "paste.entry": {"en": "entry", "zh_CN": "条目"},
-    "paste.entries": {"en": "entries", "zh_CN": "条目"},
+    "paste.searchMany": {
+        "en": "This text is explained by {count} entries; related pages follow.",
+        "zh_CN": "有 {count} 个条目解释这段文本；以下是相关页面。",
+    },
+    "paste.feedbackQuestion": {
+        "en": "Wrong match or missing entry? ",
+        "zh_CN": "匹配错了，或者缺少条目？",
+    },
+    "paste.feedbackLink": {"en": "Open an issue on GitHub", "zh_CN": "在 GitHub 上提交 issue"},
+    "paste.feedbackAfter": {
+        "en": ": the form comes filled in with your paste, and you review it before sending.",
+        "zh_CN": "：表单已用你的粘贴内容预先填好，发送前你可以先检查一遍。",
+    },
+    "paste.feedbackTitleMatch": {"en": "Wrong match: {id}", "zh_CN": "Wrong match: {id}"},
+    "paste.feedbackTitleMissing": {"en": "Missing entry: {line}", "zh_CN": "Missing entry: {line}"},
+    "paste.feedbackBody": {
+        "en": "Pasted on the paste page{cut}:\n\n{paste}\n\nThe page showed: {shown}\n\n"
+        "What was wrong or missing:\n\ntorch version: \n",
+        "zh_CN": "在粘贴页粘贴的内容{cut}：\n\n{paste}\n\n页面显示：{shown}\n\n"
+        "哪里不对或缺少什么：\n\ntorch 版本：\n",
+    },
+    "paste.feedbackCut": {
+        "en": " (its last {count} characters)",
+        "zh_CN": "（最后 {count} 个字符）",
+    },
+    "paste.feedbackNothing": {"en": "no entry", "zh_CN": "没有条目"},
+    "paste.toggleSection": {
+        "en": "Show or hide the pages of {section}",
+        "zh_CN": "显示或隐藏“{section}”中的页面",
+    },
 }
 
 
@@ -267,7 +295,8 @@ def text(key: str, language: str = ENGLISH, **values: object) -> str:
 
 
 def export_strings(language: str) -> dict[str, str]:
-    """The paste page's strings in ``language``, keyed without their ``paste.`` prefix."""
+    """The paste and search pages' strings in ``language``, keyed without their ``paste.``
+    prefix (written to the site as ``_static/autograd-strings.js``)."""
     return {
         key.removeprefix("paste."): texts[language]
         for key, texts in STRINGS.items()

@@ -12,10 +12,26 @@ from autograd_errors.sphinxext.verification import site_catalog
 _STATIC = Path(__file__).parent.parent / "static"
 #: The catalog as the browser's matcher reads it, in the site's ``_static``.
 CATALOG_JSON = "autograd-catalog.json"
+#: The paste and search pages' words in the build's language (``window.AutogradStrings``).
+STRINGS_JS = "autograd-strings.js"
 
 
 def add_static_files(app: Sphinx) -> None:
     app.config.html_static_path.append(str(_STATIC))
+
+
+def write_strings(app: Sphinx) -> None:
+    """The pages' script reads its words from here, before the catalog arrives (the words
+    shown while matching, or when the catalog cannot be loaded)."""
+    if app.builder.format != "html":
+        return
+    from autograd_errors.sphinxext.languages import build_language
+    from autograd_errors.ui import export_strings
+
+    strings = json.dumps(export_strings(build_language(app.config)), ensure_ascii=False)
+    target = Path(app.outdir) / "_static" / STRINGS_JS
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(f"window.AutogradStrings = {strings};\n", "utf-8")
 
 
 def export_catalog(app: Sphinx, error: Exception | None) -> None:

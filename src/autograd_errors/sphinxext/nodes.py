@@ -37,11 +37,26 @@ def rst_code(text: str) -> str:
         if i % 2 == 0:
             out.append(_escape_markup(part))
             continue
-        # A literal glued to a word (`.detach()`ed) needs reStructuredText's escaped space.
-        before = "\\ " if parts[i - 1][-1:].isalnum() else ""
-        after = "\\ " if parts[i + 1][:1].isalnum() else ""
+        # A literal glued to a word (`.detach()`ed, Chinese text, `x`（…）) needs
+        # reStructuredText's escaped space: docutils ends and starts inline markup only next to
+        # whitespace or certain punctuation.
+        before = "" if _may_precede_markup(parts[i - 1][-1:]) else "\\ "
+        after = "" if _may_follow_markup(parts[i + 1][:1]) else "\\ "
         out.append(f"{before}``{part}``{after}")
     return "".join(out)
+
+
+def _may_precede_markup(char: str) -> bool:
+    from docutils.utils import punctuation_chars
+
+    return not char or char.isspace() or char in punctuation_chars.openers + "'\"-/:<([{"
+
+
+def _may_follow_markup(char: str) -> bool:
+    from docutils.utils import punctuation_chars
+
+    allowed = punctuation_chars.closing_delimiters + punctuation_chars.closers
+    return not char or char.isspace() or char in allowed + punctuation_chars.delimiters
 
 
 def _escape_markup(text: str) -> str:

@@ -6,45 +6,13 @@
 (function () {
   "use strict";
 
-  // Every sentence these pages show, in one place, so that a translation can replace them:
+  // Every sentence these pages show, in the site's language: written by the build from
+  // autograd_errors/ui.py (the "paste." strings) into _static/autograd-strings.js.
   // text(name, values) fills in the {placeholders}.
-  const STRINGS = {
-    matching: "Matching...",
-    catalogFailed: "The catalog could not be loaded ({reason}).",
-    wording: "Wording '{variant}', printed by {releases}.",
-    partial: "Matched part of the wording ({percent}% of it).",
-    why: "Why. ",
-    fix: "Fix. ",
-    readEntry: "Read the whole entry, with the repro and the fixes",
-    shared: "{count} entries share this part of a message; none stands out.",
-    several: "{count} entries in this paste, the final exception first.",
-    notAutograd: "Not an autograd error",
-    notAutogradHint: " ({kind}): {hint} See ",
-    nearMisses: "Not matches, but the closest entries (their wording differs):",
-    noMatch: "No entry matches this text.",
-    tryThe: "Try the ",
-    siteSearch: "site search",
-    forTheWords: " for the words of the message.",
-    searchTitle: "Search Results",
-    searchNothing: "Nothing on this site matches this text.",
-    searchUnrecognised: "No entry recognises this text; pages sharing its words follow.",
-    searchShared: "{summary} Related pages follow.",
-    searchOne: "This text is explained by 1 entry; related pages follow.",
-    searchMany: "This text is explained by {count} entries; related pages follow.",
-    feedbackQuestion: "Wrong match or missing entry? ",
-    feedbackLink: "Open an issue on GitHub",
-    feedbackAfter: ": the form comes filled in with your paste, and you review it before sending.",
-    feedbackTitleMatch: "Wrong match: {id}",
-    feedbackTitleMissing: "Missing entry: {line}",
-    feedbackBody: "Pasted on the paste page{cut}:\n\n{paste}\n\nThe page showed: {shown}\n\n" +
-      "What was wrong or missing:\n\ntorch version: \n",
-    feedbackCut: " (its last {count} characters)",
-    feedbackNothing: "no entry",
-    toggleSection: "Show or hide the pages of {section}",
-  };
+  const STRINGS = window.AutogradStrings || {};
 
   function text(name, values) {
-    return STRINGS[name].replace(/\{(\w+)\}/g, (whole, key) =>
+    return (name in STRINGS ? STRINGS[name] : name).replace(/\{(\w+)\}/g, (whole, key) =>
       values && key in values ? String(values[key]) : whole);
   }
 
@@ -106,8 +74,8 @@
     box.appendChild(element("pre", "autograd-message",
       `${match.wording.exception}: ${match.message}`));
     for (const line of match.details) box.appendChild(prose("p", line));
-    box.appendChild(labelled(text("why"), match.entry.cause, "autograd-why"));
     box.appendChild(labelled(text("fix"), match.entry.fix, "autograd-fix"));
+    box.appendChild(labelled(text("why"), match.entry.cause, "autograd-why"));
     const more = element("p");
     more.appendChild(entryLink(match.entry, text("readEntry")));
     box.appendChild(more);
