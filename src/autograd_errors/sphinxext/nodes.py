@@ -21,7 +21,10 @@ def not_translatable(made: list[nodes.Node]) -> list[nodes.Node]:
         if not isinstance(node, nodes.Element):
             continue
         for element in node.findall(nodes.TextElement):
-            element["translatable"] = False
+            # Inline elements are never extracted; and Sphinx unwraps an inline that has a
+            # "translatable" attribute (RemoveTranslatableInline), losing its classes.
+            if not isinstance(element, nodes.Inline):
+                element["translatable"] = False
     return made
 
 

@@ -20,6 +20,7 @@ from html import escape
 from typing import Any
 
 from docutils import nodes
+from docutils.utils import column_width
 from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
 
@@ -56,7 +57,8 @@ def retitle_source(source: str, entry: Entry, language: str = ENGLISH) -> str:
     title (in the build's language) and without the download note."""
     source = _DOWNLOAD_NOTE.sub("", source, count=1)
     title = rst_code(entry.text(language, fallback=True).title)
-    return _TITLE.sub(lambda _: f"{title}\n{'=' * len(title)}\n", source, count=1)
+    rule = "=" * column_width(title)  # a Chinese character takes two columns
+    return _TITLE.sub(lambda _: f"{title}\n{rule}\n", source, count=1)
 
 
 def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
