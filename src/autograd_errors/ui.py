@@ -3,8 +3,8 @@ CLI, the entry pages and the paste page.
 
 Each key maps a language to its text; ``{name}`` marks a value filled in (``str.format`` in
 Python; the paste page's script replaces ``{name}`` the same way). Each site's
-``_static/autograd-strings.js`` carries the ``paste.*`` strings (:func:`export_strings`). Terms follow
-``locales/zh_CN/glossary.toml``.
+``_static/autograd-strings.js`` carries the ``paste.*`` strings (:func:`export_strings`). Terms
+follow ``locales/zh_CN/glossary.toml``.
 
 Also here: which language a command speaks (``--lang``, else the locale variables).
 """
@@ -34,11 +34,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "cli.also_in_paste": {"en": "Also in this paste:", "zh_CN": "粘贴内容中还有："},
     "cli.shared": {
         "en": "{count} entries share this part of a message; none stands out.",
-        "zh_CN": "{count} 个条目都含有这段消息，无法确定是哪一个。",
+        "zh_CN": "{count} 个条目都含有这段报错信息，无法确定是哪一个。",
     },
     "cli.several": {
         "en": "{count} entries in this paste, the final exception first.",
-        "zh_CN": "粘贴内容中有 {count} 个条目，最后抛出的异常排在最前。",
+        "zh_CN": "这段粘贴内容涉及 {count} 个条目，最后抛出的异常排在最前。",
     },
     "cli.no_match": {"en": "No entry matches this text.", "zh_CN": "没有条目与这段文本匹配。"},
     "cli.near_intro": {
@@ -49,18 +49,18 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "`autograd-errors list` shows every entry.",
         "zh_CN": "`autograd-errors list` 列出所有条目。",
     },
-    "cli.not_autograd": {"en": "Not an autograd error", "zh_CN": "不是自动求导（autograd）错误"},
+    "cli.not_autograd": {"en": "Not an autograd error", "zh_CN": "不是自动求导（autograd）的报错"},
     "cli.see": {"en": "See", "zh_CN": "参见"},
     "cli.wording": {
         "en": "Wording '{variant}', printed by {releases}.",
-        "zh_CN": "措辞 '{variant}'，由 {releases} 打印。",
+        "zh_CN": "措辞“{variant}”，打印它的版本：{releases}。",
     },
     "cli.retired": {
         "en": "Retired: last raised by torch {release}; now {replaced_by}",
         "zh_CN": "已退役：最后由 torch {release} 抛出；现在：{replaced_by}",
     },
     "cli.fields": {"en": "Fields:", "zh_CN": "字段："},
-    "cli.in_your_paste": {"en": "In your paste", "zh_CN": "你粘贴的内容"},
+    "cli.in_your_paste": {"en": "In your paste", "zh_CN": "你粘贴的内容中"},
     "cli.why": {"en": "Why", "zh_CN": "原因"},
     "cli.fix_heading": {"en": "Fix", "zh_CN": "修复"},
     "cli.docs": {"en": "PyTorch documentation", "zh_CN": "PyTorch 文档"},
@@ -70,7 +70,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "cli.pitfall": {
         "en": "A silent pitfall: nothing is raised.",
-        "zh_CN": "静默陷阱：不会抛出任何错误。",
+        "zh_CN": "静默陷阱：不会抛出任何报错。",
     },
     "cli.wordings": {"en": "Wordings", "zh_CN": "措辞"},
     "cli.related": {"en": "Related", "zh_CN": "相关条目"},
@@ -78,12 +78,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "cli.pitfall_kind": {"en": "(pitfall)", "zh_CN": "（陷阱）"},
     "cli.paste_prompt": {
         "en": "Paste the error or the whole traceback, then press Ctrl-D on a line of its own:",
-        "zh_CN": "粘贴错误信息或完整的 traceback，然后在单独一行按 Ctrl-D：",
+        "zh_CN": "粘贴报错信息或完整的回溯信息（traceback），然后另起一行按 Ctrl-D：",
     },
     # Release ranges (releases.py describes them in English).
     "releases.one": {"en": "torch {since}", "zh_CN": "torch {since}"},
     "releases.span": {"en": "torch {since} to {until}", "zh_CN": "torch {since} 至 {until}"},
-    "releases.since": {"en": "torch {since} and later", "zh_CN": "torch {since} 及以后"},
+    "releases.since": {"en": "torch {since} and later", "zh_CN": "torch {since} 及以后的版本"},
     "releases.until": {
         "en": "torch releases up to {until}",
         "zh_CN": "torch {until} 及以前的版本",
@@ -95,11 +95,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Torch raises nothing here: the code runs, and the result is not what it seems. "
         "The demonstration below asserts the behaviour on the installed torch.",
         "zh_CN": "这里 torch 不会报错：代码照常运行，但结果并非看上去那样。"
-        "下面的演示在安装的 torch 上断言了这一行为。",
+        "下面的演示在已安装的 torch 上用断言验证了这一行为。",
     },
     "page.retired_caption": {
         "en": "What torch {release} printed (recorded; current torch no longer raises it)",
-        "zh_CN": "torch {release} 打印的内容（已记录；当前的 torch 不再抛出）",
+        "zh_CN": "torch {release} 打印的内容（记录所得；当前的 torch 已不再抛出它）",
     },
     "page.retired": {
         "en": "**Retired.** Last raised by torch {release}. Now:",
@@ -107,14 +107,15 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "page.cuda_title": {
         "en": "Not run in this build: the repro needs CUDA",
-        "zh_CN": "本次构建未运行：复现代码需要 CUDA",
+        "zh_CN": "本次构建未运行：最小复现需要 CUDA",
     },
     "page.cuda_body": {
         "en": "The machine that built this page has no CUDA, so the repro below did not run and "
         "the message was not checked against its torch. The message is pinned from "
         "`PyTorch's source <{source}>`__; the repro runs where CUDA exists.",
-        "zh_CN": "构建本页的机器没有 CUDA，因此下面的复现代码没有运行，消息也未在其 torch 上核对。"
-        "消息取自 `PyTorch 源码 <{source}>`__；复现代码在有 CUDA 的机器上可以运行。",
+        "zh_CN": "构建本页的机器没有 CUDA，因此下面的最小复现没有运行，"
+        "报错信息也没有用这台机器的 torch 核对。"
+        "报错信息取自 `PyTorch 源码 <{source}>`__；在有 CUDA 的机器上，最小复现可以运行。",
     },
     "page.cuda_caption": {
         "en": "What torch prints (pinned from its source, not run here)",
@@ -127,43 +128,43 @@ STRINGS: dict[str, dict[str, str]] = {
     "page.broken": {"en": "Broken", "zh_CN": "出错的代码"},
     "page.fixed": {"en": "Fixed", "zh_CN": "修复后的代码"},
     "page.why": {"en": "Why", "zh_CN": "原因"},
-    "page.fix": {"en": "Fix", "zh_CN": "修复"},
+    "page.fix": {"en": "Fix", "zh_CN": "修复方法"},
     "page.what_happens": {"en": "What happens", "zh_CN": "发生了什么"},
     "page.what_to_do": {"en": "What to do", "zh_CN": "怎么做"},
     "page.terminal": {
         "en": "From a terminal, with any wording of the message:",
-        "zh_CN": "在终端里（消息的任何措辞都可以）：",
+        "zh_CN": "在终端中（报错信息的任一措辞均可）：",
     },
     "page.causes": {"en": "Common causes", "zh_CN": "常见原因"},
     "page.causes_order": {"en": "The most common first.", "zh_CN": "最常见的在前。"},
-    "page.raises_it": {"en": "Raises it", "zh_CN": "触发错误"},
-    "page.shows_it": {"en": "Shows it", "zh_CN": "演示问题"},
+    "page.raises_it": {"en": "Raises it", "zh_CN": "触发报错的代码"},
+    "page.shows_it": {"en": "Shows it", "zh_CN": "演示问题的代码"},
     "page.sources": {"en": "Sources:", "zh_CN": "来源："},
     "page.wordings_intro": {
         "en": "Every wording of this message the reference recognises, and the torch releases "
         "that print it. ``{name}`` marks a value torch fills in.",
-        "zh_CN": "本参考能识别的这条消息的所有措辞，以及打印它们的 torch 版本。"
+        "zh_CN": "本参考能识别的这条报错信息的所有措辞，以及打印各措辞的 torch 版本。"
         "``{name}`` 表示由 torch 填入的值。",
     },
     "page.variant": {"en": "Variant", "zh_CN": "变体"},
     "page.releases": {"en": "Releases", "zh_CN": "版本"},
-    "page.message": {"en": "Message", "zh_CN": "消息"},
+    "page.message": {"en": "Message", "zh_CN": "报错信息"},
     "page.source": {"en": "Source", "zh_CN": "来源"},
     "page.changed": {"en": "Changed", "zh_CN": "变化"},
     "page.observed_intro": {
         "en": "What each recorded torch release printed for the repro above, found by running "
         "it on that release; the words that changed from the row before are highlighted.",
-        "zh_CN": "上面的复现代码在每个已记录的 torch 版本上实际运行时打印的内容；"
+        "zh_CN": "上面的最小复现在每个有记录的 torch 版本上实际运行时打印的内容；"
         "与上一行相比有变化的词会高亮显示。",
     },
     "page.not_recorded": {"en": "not recorded", "zh_CN": "未记录"},
     "page.not_applicable": {
         "en": "not applicable: the repro needs a newer torch",
-        "zh_CN": "不适用：复现代码需要更新的 torch",
+        "zh_CN": "不适用：最小复现需要更新的 torch",
     },
     "page.not_run_cuda": {
         "en": "not run: the repro needs CUDA",
-        "zh_CN": "未运行：复现代码需要 CUDA",
+        "zh_CN": "未运行：最小复现需要 CUDA",
     },
     "page.raises_nothing": {"en": "raises nothing", "zh_CN": "不报错"},
     "page.first_recording": {"en": "first recording", "zh_CN": "首次记录"},
@@ -180,11 +181,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "page.matrix_wording": {"en": "wording {variant}", "zh_CN": "措辞 {variant}"},
     "page.matrix_not_applicable": {
         "en": "not applicable: the repro uses an API the release lacks",
-        "zh_CN": "不适用：复现代码用到了该版本没有的 API",
+        "zh_CN": "不适用：最小复现用到了该版本没有的 API",
     },
     "page.matrix_retired": {
         "en": "retired: the release no longer raises the message",
-        "zh_CN": "已退役：该版本不再报这条错误",
+        "zh_CN": "已退役：该版本不再抛出这条报错信息",
     },
     "page.feedback_question": {
         "en": "Wrong match or missing entry?",
@@ -211,7 +212,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "paste.wording": {
         "en": "Wording '{variant}', printed by {releases}.",
-        "zh_CN": "措辞 '{variant}'，{releases}会打印它。",
+        "zh_CN": "措辞“{variant}”，打印它的版本：{releases}。",
     },
     "paste.partial": {
         "en": "Matched part of the wording ({percent}% of it).",
@@ -221,7 +222,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "paste.fix": {"en": "Fix. ", "zh_CN": "修复方法。"},
     "paste.readEntry": {
         "en": "Read the whole entry, with the repro and the fixes",
-        "zh_CN": "阅读完整条目：最小复现和修复方法",
+        "zh_CN": "阅读完整条目（含最小复现和修复方法）",
     },
     "paste.shared": {
         "en": "{count} entries share this part of a message; none stands out.",
@@ -231,7 +232,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "{count} entries in this paste, the final exception first.",
         "zh_CN": "这段粘贴内容涉及 {count} 个条目，最后抛出的异常排在最前。",
     },
-    "paste.notAutograd": {"en": "Not an autograd error", "zh_CN": "不是自动求导（autograd）错误"},
+    "paste.notAutograd": {"en": "Not an autograd error", "zh_CN": "不是自动求导（autograd）的报错"},
     "paste.notAutogradHint": {"en": " ({kind}): {hint} See ", "zh_CN": "（{kind}）：{hint} 参见 "},
     "paste.nearMisses": {
         "en": "Not matches, but the closest entries (their wording differs):",
@@ -250,7 +251,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "No entry recognises this text; pages sharing its words follow.",
         "zh_CN": "没有条目能识别这段文本；以下是含有其中词语的页面。",
     },
-    "paste.searchShared": {"en": "{summary} Related pages follow.", "zh_CN": "{summary}以下是相关页面。"},
+    "paste.searchShared": {
+        "en": "{summary} Related pages follow.",
+        "zh_CN": "{summary}以下是相关页面。",
+    },
     "paste.searchOne": {
         "en": "This text is explained by 1 entry; related pages follow.",
         "zh_CN": "有 1 个条目解释这段文本；以下是相关页面。",
@@ -268,8 +272,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": ": the form comes filled in with your paste, and you review it before sending.",
         "zh_CN": "：表单已用你的粘贴内容预先填好，发送前你可以先检查一遍。",
     },
-    "paste.feedbackTitleMatch": {"en": "Wrong match: {id}", "zh_CN": "Wrong match: {id}"},
-    "paste.feedbackTitleMissing": {"en": "Missing entry: {line}", "zh_CN": "Missing entry: {line}"},
+    "paste.feedbackTitleMatch": {"en": "Wrong match: {id}", "zh_CN": "匹配错误：{id}"},
+    "paste.feedbackTitleMissing": {"en": "Missing entry: {line}", "zh_CN": "缺少条目：{line}"},
     "paste.feedbackBody": {
         "en": "Pasted on the paste page{cut}:\n\n{paste}\n\nThe page showed: {shown}\n\n"
         "What was wrong or missing:\n\ntorch version: \n",
