@@ -111,3 +111,11 @@ def terminal_ipython(session: str, cwd: Path, env: dict[str, str], ipython_dir: 
         check=False,
     )
     return result.stdout
+
+
+def use_fixture_translation(record: Path, fixture: Path) -> None:
+    """Replace the record's own [zh_CN] tables (the last part of the file) by the test's
+    throw-away translation, so that tests of the mechanics do not depend on the real wording."""
+    text = record.read_text(encoding="utf-8")
+    english = text.split("\n[zh_CN]", 1)[0].rstrip("\n")
+    record.write_text(english + "\n\n" + fixture.read_text(encoding="utf-8"), encoding="utf-8")

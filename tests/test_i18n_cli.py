@@ -14,9 +14,10 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from helpers import DATA, REPO, load_data
+from helpers import DATA, REPO, load_data, use_fixture_translation
 
 from autograd_errors import report, ui
+from autograd_errors.catalog import load as load_catalog
 
 REAL_PASTES = load_data("real-pastes.json")["pastes"]
 #: https://github.com/ziqi92/Modof/issues/5, verbatim: a ReLU's output changed in place.
@@ -37,8 +38,7 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ignore=shutil.ignore_patterns("__pycache__"),
     )
     record = root / "autograd_errors" / "entries" / "inplace-modified.toml"
-    fixture = (DATA / "zh_CN" / "inplace-modified.toml").read_text(encoding="utf-8")
-    record.write_text(record.read_text(encoding="utf-8") + "\n" + fixture, encoding="utf-8")
+    use_fixture_translation(record, DATA / "zh_CN" / "inplace-modified.toml")
     return root
 
 
@@ -167,9 +167,15 @@ def test_list_lang_zh_uses_the_chinese_titles_where_they_exist(package, cli_env)
     rows = {line.split()[0]: line for line in result.stdout.splitlines()}
     assert rows["inplace-modified"].endswith(f"RuntimeError  {TITLE}".replace("  ", " " * 9))
     pitfall = rows["grad-is-none"]
-    assert "  （陷阱）  " in pitfall  # a pitfall, in Chinese; its English title for now
+    assert "  （陷阱）  " in pitfall  # a pitfall, in Chinese
+    pitfall_title = (
+        load_catalog(str(package / "autograd_errors" / "entries"), use_cache=False)["grad-is-none"]
+        .text("zh_CN")
+        .title
+    )
+    assert pitfall.endswith(pitfall_title)
     # The titles line up on screen: the wide characters of （陷阱） count two columns each.
-    title_column = columns(pitfall[: pitfall.index(".grad is None")])
+    title_column = columns(pitfall[: -len(pitfall_title)])
     assert title_column == columns(rows["inplace-modified"][: -len(TITLE)])
 
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import DATA, load_data
+from helpers import DATA, load_data, use_fixture_translation
 
 from autograd_errors import catalog, stamps, translations
 from autograd_errors.matching import explain
@@ -25,14 +25,14 @@ MODOF_PASTE = next(p["text"] for p in REAL_PASTES if p["source"].endswith("ziqi9
 
 @pytest.fixture
 def entries(tmp_path: Path) -> Path:
-    """A copy of the records, with the throw-away translation appended to inplace-modified."""
+    """A copy of the records, with the throw-away translation of inplace-modified, and
+    leaf-inplace as an entry nobody translated yet."""
     directory = tmp_path / "entries"
     shutil.copytree(catalog.ENTRIES_DIR, directory)
-    record = directory / "inplace-modified.toml"
-    record.write_text(
-        record.read_text(encoding="utf-8") + "\n" + FIXTURE.read_text(encoding="utf-8"),
-        encoding="utf-8",
-    )
+    use_fixture_translation(directory / "inplace-modified.toml", FIXTURE)
+    untranslated = directory / "leaf-inplace.toml"
+    english = untranslated.read_text(encoding="utf-8").split("\n[zh_CN]", 1)[0]
+    untranslated.write_text(english, encoding="utf-8")
     return directory
 
 
@@ -104,6 +104,9 @@ def test_braces_outside_the_details_are_text_not_placeholders(entries):
     # Only the details are format strings: code in a fix may change its braces' contents.
     cause = catalog.load(str(entries), use_cache=False)["detach-shares-storage"].causes[0]
     assert "{k: v.detach().clone()" in cause.fix
+    record = entries / "detach-shares-storage.toml"
+    english = record.read_text(encoding="utf-8").split("\n[zh_CN]", 1)[0]
+    record.write_text(english, encoding="utf-8")  # its own translation replaced by this one:
     append(
         entries,
         "detach-shares-storage",

@@ -219,22 +219,24 @@ def _pieces(word: str) -> list[str]:
     return pieces
 
 
-def _paragraphs(text: str, width: int, indent: str) -> list[str]:
+def _paragraphs(text: str, width: int, indent: str, hanging: str | None = None) -> list[str]:
     """``text`` filled to ``width`` columns, paragraph by paragraph (textwrap costs an import,
-    and counts a Chinese character as one column). Chinese text breaks between characters."""
+    and counts a Chinese character as one column). Chinese text breaks between characters.
+    ``hanging``: the indent of a paragraph's later lines (under a list item's text)."""
     lines: list[str] = []
+    later = indent if hanging is None else hanging
     for paragraph in text.split("\n\n"):
         line, used = indent, columns(indent)
         for word in paragraph.split():
             for n, piece in enumerate(_pieces(word)):
-                gap = " " if n == 0 and line != indent else ""
+                gap = " " if n == 0 and line not in (indent, later) else ""
                 size = columns(piece)
-                if line != indent and used + len(gap) + size > width:
+                if line not in (indent, later) and used + len(gap) + size > width:
                     lines.append(line)
-                    line, used, gap = indent, columns(indent), ""
+                    line, used, gap = later, columns(later), ""
                 line += gap + piece
                 used += len(gap) + size
-        if line != indent:
+        if line not in (indent, later):
             lines.append(line)
     return lines
 
@@ -469,7 +471,7 @@ def _causes_lines(entry: Entry, style: Style, width: int, language: str) -> list
     out = ["", style.bold("  " + ui("cli.causes", language))]
     fix = ui("cli.fix", language)
     for number, cause in enumerate(causes, 1):
-        out += _paragraphs(f"{number}. {cause.text}", width, "    ")
+        out += _paragraphs(f"{number}. {cause.text}", width, "    ", hanging="       ")
         out += _paragraphs(f"{fix}{_after(fix)}{cause.fix}", width, "       ")
     return out
 
