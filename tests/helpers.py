@@ -71,11 +71,12 @@ def plain_text(markup: str) -> str:
 
 
 def without_causes(record: str) -> str:
-    """A record's text without its ``[[common_cause]]`` tables."""
+    """A record's text without its ``[[common_cause]]`` tables (and its translations, which
+    translate them)."""
     kept, dropping = [], False
     for line in record.splitlines(keepends=True):
         if line.startswith("["):
-            dropping = line.strip() == "[[common_cause]]"
+            dropping = line.strip() == "[[common_cause]]" or line.startswith("[zh_CN")
         if not dropping:
             kept.append(line)
     return "".join(kept)

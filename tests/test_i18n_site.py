@@ -22,7 +22,6 @@ from pathlib import Path, PurePosixPath
 import pytest
 from babel.messages.pofile import read_po
 from helpers import DATA, REPO, page_text
-from test_browser import browser, server  # noqa: F401 - the browser tests' harness
 
 from autograd_errors import catalog as catalog_module
 from autograd_errors import ui
@@ -193,7 +192,7 @@ def test_the_gettext_catalogs_hold_no_directive_text(project, site, translated):
 
 
 @pytest.fixture
-def wide_browser(browser):  # noqa: F811
+def wide_browser(browser):
     """The browser at a desktop width, where the theme shows the navbar (narrower, it moves
     the navbar's items into a collapsed sidebar)."""
     size = browser.get_window_size()
@@ -202,7 +201,7 @@ def wide_browser(browser):  # noqa: F811
     browser.set_window_size(size["width"], size["height"])
 
 
-def switcher(browser):  # noqa: F811
+def switcher(browser):
     from selenium.webdriver.common.by import By
 
     shown = [
@@ -214,7 +213,7 @@ def switcher(browser):  # noqa: F811
     return shown[0]
 
 
-def test_the_switcher_goes_both_ways_in_chromium(wide_browser, server, zh_site):  # noqa: F811
+def test_the_switcher_goes_both_ways_in_chromium(wide_browser, server, zh_site):
     from selenium.webdriver.common.by import By
 
     driver = wide_browser
@@ -236,7 +235,7 @@ def test_the_switcher_goes_both_ways_in_chromium(wide_browser, server, zh_site):
     assert driver.current_url == (zh_site / "index.html").as_uri()
 
 
-def test_searching_a_chinese_word_finds_a_page_in_chromium(browser, server, zh_site):  # noqa: F811
+def test_searching_a_chinese_word_finds_a_page_in_chromium(browser, server, zh_site):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
