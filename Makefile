@@ -40,16 +40,21 @@ serve: docs
 	@echo "Serving _build/html at http://127.0.0.1:$(PORT)/ (Ctrl-C stops)"
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html $(PORT)
 
-# The browser tests drive Debian's Chromium; install it when it is missing and we may.
+# The browser tests drive Debian's Chromium; install it when it is missing and we may, with a
+# Chinese font (without one the zh_CN pages' screenshots show boxes; the tests read text).
+BROWSER_PACKAGES := chromium chromium-driver fonts-wqy-microhei
 browser:
-	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null \
+		&& fc-list :lang=zh 2>/dev/null | grep -q .; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
-		apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null; \
+		apt-get update -qq && apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null; \
 	elif command -v sudo >/dev/null; then \
-		sudo apt-get update -qq && sudo apt-get install -y -qq chromium chromium-driver >/dev/null; \
+		sudo apt-get update -qq && sudo apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null; \
+	elif command -v chromium >/dev/null && command -v chromedriver >/dev/null; then \
+		echo "make test: no Chinese font (fonts-wqy-microhei): zh_CN screenshots will show boxes" >&2; \
 	else \
 		echo "make test: the browser tests need chromium and chromium-driver;" \
-		     "install them (apt-get install chromium chromium-driver) and run again" >&2; \
+		     "install them (apt-get install $(BROWSER_PACKAGES)) and run again" >&2; \
 		exit 1; \
 	fi
 
