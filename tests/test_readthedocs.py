@@ -29,9 +29,8 @@ def _readthedocs() -> dict:
     return yaml.safe_load((REPO / ".readthedocs.yaml").read_text(encoding="utf-8"))
 
 
-def _sphinx_build(commands: list[list[str]]) -> list[str]:
-    (found,) = [c for c in commands if c and c[0].endswith("/sphinx-build")]
-    return found
+def _sphinx_builds(commands: list[list[str]]) -> list[list[str]]:
+    return [c for c in commands if c and c[0].endswith("/sphinx-build")]
 
 
 def test_make_docs_installs_the_pinned_requirements_then_builds():
@@ -43,8 +42,10 @@ def test_make_docs_installs_the_pinned_requirements_then_builds():
     assert install[install.index("-e") + 1] == ".[dev]"
     constraints = (REPO / "constraints.txt").read_text(encoding="utf-8").splitlines()
     assert "torch==2.13.0" in constraints
-    assert _sphinx_build(commands)[1:] == [
-        "-W", "--keep-going", "-n", "-c", ".", "docs", "_build/html"
+    english, chinese = _sphinx_builds(commands)
+    assert english[1:] == ["-W", "--keep-going", "-n", "-c", ".", "docs", "_build/html"]
+    assert chinese[1:] == [
+        "-W", "--keep-going", "-n", "-c", ".", "-D", "language=zh_CN", "docs", "_build/html/zh_CN"
     ]  # fmt: skip
 
 
@@ -58,7 +59,7 @@ def test_readthedocs_installs_through_the_makefile_with_the_cpu_index_and_runs_m
     assert commands[0] == [f"PIP_EXTRA_INDEX_URL={CPU_INDEX}", "make", "setup"]
     # The build: `make docs` itself, then its output published as Read the Docs expects.
     assert commands[1] == ["make", "docs"]
-    output_dir = _sphinx_build(_make_commands("docs"))[-1]
+    output_dir = _sphinx_builds(_make_commands("docs"))[0][-1]  # the Chinese site is inside
     assert commands[2:] == [
         ["mkdir", "-p", "$READTHEDOCS_OUTPUT/html"],
         ["cp", "-r", f"{output_dir}/.", "$READTHEDOCS_OUTPUT/html/"],

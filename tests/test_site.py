@@ -114,3 +114,18 @@ def test_each_entry_page_answers_first_and_asks_for_feedback(site, entry_id):
         related = plain_text(markup[markup.index("Related entries") :])
         for other in entry.related:
             assert CATALOG[other].title in related
+
+
+@pytest.mark.parametrize("entry_id", CATALOG.ids)
+def test_each_entry_page_links_the_pytorch_documentation_after_its_answer(site, entry_id):
+    """Issue 14: every entry links the PyTorch documentation that explains its mechanism,
+    named in words, right after the fix and the why."""
+    entry = CATALOG[entry_id]
+    markup = (site / entry.path).read_text(encoding="utf-8")
+    block = markup[markup.index('class="autograd-docs"') :]
+    block = block[: block.index("</p>")]
+    assert "In PyTorch’s documentation:" in plain_text(block)  # Sphinx makes the quote curly
+    for url in entry.docs:
+        assert f'href="{url}"' in block
+    assert markup.index('class="autograd-fix"') < markup.index('class="autograd-docs"')
+    assert markup.index('class="autograd-docs"') < markup.index("Common causes")

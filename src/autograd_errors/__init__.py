@@ -18,8 +18,8 @@ __all__ = ["__version__", "explain", "install", "load_catalog", "uninstall"]
 if TYPE_CHECKING:
     from typing import Any
 
+    from autograd_errors.answers import Answer
     from autograd_errors.catalog import Catalog
-    from autograd_errors.matching import Explanation
 
 
 def load_catalog() -> Catalog:
@@ -29,16 +29,18 @@ def load_catalog() -> Catalog:
     return catalog.load()
 
 
-def explain(text: str | BaseException, catalog: Catalog | None = None) -> Explanation:
+def explain(text: str | BaseException, catalog: Catalog | None = None) -> Answer:
     """The entries whose messages occur in ``text``, the final exception first. ``text`` may
-    be an exception: its message and its traceback are read, as a paste of them would be."""
+    be an exception: its message and its traceback are read, as a paste of them would be.
+    The result prints as the CLI's short answer, and renders as HTML in a notebook."""
     from autograd_errors import matching
+    from autograd_errors.answers import Answer
 
     if isinstance(text, BaseException):
         import traceback
 
         text = "".join(traceback.format_exception(type(text), text, text.__traceback__))
-    return matching.explain(text, catalog or load_catalog())
+    return Answer.of(matching.explain(text, catalog or load_catalog()))
 
 
 def install(*, warnings: bool = False) -> None:

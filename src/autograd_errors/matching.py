@@ -138,18 +138,6 @@ class Explanation:
             found = "no match"
         return f"<Explanation: {found}>"
 
-    def __str__(self) -> str:
-        """What ``explain`` prints by default, plain, at 80 columns."""
-        import autograd_errors.report as report
-
-        return report.default_text(self, report.base_url(), report.Style(False), 78)
-
-    def _repr_html_(self) -> str:
-        """The notebook's rendering: the HTML of ``%load_ext autograd_errors``."""
-        import autograd_errors.report as report
-
-        return report.short_html(self, report.base_url())
-
     @property
     def shared(self) -> bool:
         """Whether the partial matches share a fragment, none of them a confident winner."""

@@ -32,6 +32,39 @@ def page_url(base_url: str, entry: Entry, language: str = ENGLISH) -> str:
     return base_url.rstrip("/") + "/" + prefix + entry.path
 
 
+#: The titles of the PyTorch documentation pages entries link to, by path under docs/stable/.
+_DOCS_PAGES = {
+    "notes/autograd": "Autograd mechanics",
+    "notes/extending": "Extending PyTorch",
+    "notes/extending.func": "Extending torch.func with autograd.Function",
+    "notes/amp_examples": "Automatic mixed precision examples",
+    "notes/ddp": "Distributed data parallel",
+    "notes/modules": "Modules",
+    "amp": "Automatic mixed precision",
+    "autograd": "torch.autograd",
+    "fsdp": "FullyShardedDataParallel",
+    "tensor_view": "Tensor views",
+    "func.ux_limitations": "torch.func: limitations",
+    "checkpoint": "torch.utils.checkpoint",
+}
+
+
+def docs_label(url: str) -> str:
+    """A short name for a link to PyTorch's documentation: the API it documents, or its page's
+    title and section."""
+    page, _, anchor = url.partition("#")
+    path = page.split("/docs/stable/", 1)[-1].removesuffix(".html")
+    stem = path.rsplit("/", 1)[-1]
+    for name in (anchor, stem):
+        if name.startswith("torch."):
+            return name
+    title = _DOCS_PAGES.get(path) or stem.replace("_", " ").capitalize()
+    if not anchor:
+        return title
+    words = anchor.replace("-", " ")
+    return f"{title}: {words[:1].upper()}{words[1:]}"
+
+
 class Style:
     """ANSI styling, or none at all."""
 

@@ -178,6 +178,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh_CN": "（torch {release} 之后已退役）",
     },
     "page.entry": {"en": "Entry", "zh_CN": "条目"},
+    "page.docs": {"en": "In PyTorch's documentation:", "zh_CN": "PyTorch 文档："},
     "page.matrix_wording": {"en": "wording {variant}", "zh_CN": "措辞 {variant}"},
     "page.matrix_not_applicable": {
         "en": "not applicable: the repro uses an API the release lacks",

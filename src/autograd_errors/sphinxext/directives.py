@@ -158,6 +158,9 @@ class EntryDirective(_EntryDirective):
             f"**{self.ui('page.' + why)}{stop}** {rst_code(text.cause)}",
             "",
         ]
+        if entry.docs:
+            links = ", ".join(f"`{report.docs_label(url)} <{url}>`__" for url in entry.docs)
+            lines += [".. rst-class:: autograd-docs", "", f"{self.ui('page.docs')} {links}", ""]
         script = script_path(self.config.sphinx_gallery_conf, entry.id)
         broken, fixed = tagged_lines(script, "broken"), tagged_lines(script, "fixed")
         if broken and fixed:

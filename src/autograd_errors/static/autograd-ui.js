@@ -71,8 +71,10 @@
     heading.appendChild(document.createTextNode(" "));
     heading.appendChild(element("span", "autograd-id", match.entry.id));
     box.appendChild(heading);
-    box.appendChild(element("pre", "autograd-message",
-      `${match.wording.exception}: ${match.message}`));
+    const message = element("pre", "autograd-message",
+      `${match.wording.exception}: ${match.message}`);
+    message.tabIndex = 0; // a long message scrolls in its box: keyboard users can scroll it too
+    box.appendChild(message);
     for (const line of match.details) box.appendChild(prose("p", line));
     box.appendChild(labelled(text("fix"), match.entry.fix, "autograd-fix"));
     box.appendChild(labelled(text("why"), match.entry.cause, "autograd-why"));
