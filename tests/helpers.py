@@ -21,12 +21,10 @@ def load_data(name: str) -> dict:
 
 MESSAGES_2_13 = load_data("torch-2.13.0-messages.json")["entries"]
 
-#: What a copy of the project for a site build leaves out.
-IGNORED = shutil.ignore_patterns(
+_IGNORED_NAMES = shutil.ignore_patterns(
     ".git",
     ".venv",
     "_build",
-    "errors",
     "__pycache__",
     ".pytest_cache",
     ".hypothesis",
@@ -36,8 +34,17 @@ IGNORED = shutil.ignore_patterns(
 )
 
 
+def ignored_in_copy(directory: str, names: list[str]) -> set[str]:
+    """What a copy of the project for a site build leaves out: caches, builds, and the gallery
+    pages sphinx-gallery generates in docs/errors (not the translations of locales/*/errors)."""
+    ignored = set(_IGNORED_NAMES(directory, names))
+    if Path(directory) == REPO / "docs" and "errors" in names:
+        ignored.add("errors")
+    return ignored
+
+
 def copy_project(target: Path) -> Path:
-    shutil.copytree(REPO, target, ignore=IGNORED)
+    shutil.copytree(REPO, target, ignore=ignored_in_copy)
     return target
 
 

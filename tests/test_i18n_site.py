@@ -250,6 +250,26 @@ def test_searching_a_chinese_word_finds_a_page_in_chromium(browser, server, zh_s
     assert server + "zh_CN/glossary.html" in {href.split("?")[0] for href in found}
 
 
+def test_the_zh_paste_page_answers_in_chinese_in_chromium(browser, server, zh_site, translated):
+    from urllib.parse import quote
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(server + "zh_CN/explain.html#q=" + quote(translated.current.example))
+    (result,) = WebDriverWait(browser, 60).until(
+        lambda driver: driver.find_elements(By.CSS_SELECTOR, "div.autograd-result")
+    )
+    chinese = translated.text("zh_CN")
+    heading = result.find_element(By.TAG_NAME, "h2").text
+    assert heading == f"{chinese.title} {translated.id}"
+    fix = result.find_element(By.CSS_SELECTOR, "p.autograd-fix").text
+    assert fix.startswith(ui.text("paste.fix", "zh_CN").strip())
+    assert fix.endswith(chinese.fix.replace("`", "")[-20:])
+    message = result.find_element(By.CSS_SELECTOR, "pre.autograd-message").text
+    assert message == translated.current.example  # torch's message stays as torch printed it
+
+
 # Completeness of the real translations ----------------------------------------------------------
 # These fail until the translators' branches are merged and `make translations` has been run.
 
@@ -282,7 +302,14 @@ def test_the_zh_build_has_no_untranslated_paragraph(zh_site):
             continue
         body = re.sub(r"<(pre|code|script|style)\b.*?</\1>", "", article.group(1), flags=re.S)
         body = re.sub(r'<table class="[^"]*autograd-glossary.*?</table>', "", body, flags=re.S)
-        for block in re.findall(r"<(?:p|h[1-6]|li|dt|td)\b[^>]*>(.*?)</", body, re.S):
+        # A whole element (to its own closing tag): a sentence may open with an English
+        # message in <em>, as torch printed it, and go on in Chinese.
+        # An API signature (<dt class="sig ...">) is code.
+        for _, attributes, block in re.findall(
+            r"<(p|h[1-6]|li|dt|td)\b([^>]*)>(.*?)</\1>", body, re.S
+        ):
+            if 'class="sig' in attributes:
+                continue
             text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", block)).split())
             words = [w for w in text.split() if re.fullmatch(r"[A-Za-z]{3,}[,.;:!?]?", w)]
             if len(words) >= 4 and not cjk(text):

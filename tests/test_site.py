@@ -124,7 +124,7 @@ def test_each_entry_page_links_the_pytorch_documentation_after_its_answer(site, 
     markup = (site / entry.path).read_text(encoding="utf-8")
     block = markup[markup.index('class="autograd-docs"') :]
     block = block[: block.index("</p>")]
-    assert "In PyTorch’s documentation:" in plain_text(block)  # Sphinx makes the quote curly
+    assert "In PyTorch's documentation:" in plain_text(block)
     for url in entry.docs:
         assert f'href="{url}"' in block
     assert markup.index('class="autograd-fix"') < markup.index('class="autograd-docs"')

@@ -60,7 +60,7 @@
     return paragraph;
   }
 
-  // The answer first: what the paste says, why, and what to do; then how it was matched
+  // The answer first: what the paste says, what to do, and why; then how it was matched
   // and the values read from it.
   function renderMatch(match) {
     const box = element("div", "autograd-result");
