@@ -48,16 +48,21 @@ def copy_project(target: Path) -> Path:
     return target
 
 
-def sphinx_build(project: Path) -> subprocess.CompletedProcess[str]:
-    """`make docs`'s sphinx-build, on a copy of the project, with that copy's package."""
+def sphinx_build(project: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    """`make docs`'s sphinx-build (by default its English build: ``docs _build/html``), on a
+    copy of the project, with that copy's package."""
     sphinx = Path(sys.executable).parent / "sphinx-build"
     return subprocess.run(
-        [str(sphinx), "-W", "--keep-going", "-n", "-q", "-c", ".", "docs", "_build/html"],
+        [
+            str(sphinx),
+            *("-W", "--keep-going", "-n", "-q", "-c", "."),
+            *(arguments or ("docs", "_build/html")),
+        ],
         cwd=project,
         env={**os.environ, "PYTHONPATH": str(project / "src")},
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=1200,
         check=False,
     )
 

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
     import autograd_errors.not_autograd as not_autograd
-    from autograd_errors.catalog import Entry, Wording
+    from autograd_errors.catalog import Entry, Retirement, Wording
     from autograd_errors.frames import Frame
     from autograd_errors.matching import Explanation, Match, NearMiss
 
@@ -445,18 +445,7 @@ def _match_lines(
     said = ui("cli.wording", language, variant=wording.variant, releases=releases)
     out.append(style.dim(f"  {said}{coverage}"))
     if entry.retired:
-        retired = entry.retired
-        out.append(
-            style.dim(
-                "  "
-                + ui(
-                    "cli.retired",
-                    language,
-                    release=retired.last_release,
-                    replaced_by=retired.replaced_by,
-                )
-            )
-        )
+        out.append(style.dim(_retired_line(entry.retired, language)))
     if match.fields:
         shown = "  ".join(f"{name}={value}" for name, value in match.fields.items())
         fields = ui("cli.fields", language)
@@ -472,6 +461,12 @@ def _match_lines(
     out.append("")
     out.append(_more_line(entry, base_url, style, language))
     return out
+
+
+def _retired_line(retired: Retirement, language: str) -> str:
+    return "  " + ui(
+        "cli.retired", language, release=retired.last_release, replaced_by=retired.replaced_by
+    )
 
 
 def _more_line(entry: Entry, base_url: str, style: Style, language: str) -> str:
@@ -518,16 +513,7 @@ def entry_text(
     else:
         out += _paragraphs(f"{entry.exception}: {entry.current.template.render({})}", width, "  ")
     if entry.retired:
-        retired = entry.retired
-        out.append(
-            "  "
-            + ui(
-                "cli.retired",
-                language,
-                release=retired.last_release,
-                replaced_by=retired.replaced_by,
-            )
-        )
+        out.append(_retired_line(entry.retired, language))
     if entry.wordings:
         out.append("")
         out.append(style.bold("  " + ui("cli.wordings", language)))
