@@ -25,7 +25,7 @@ usage: autograd-errors explain [TEXT ... | -] [--verbose] [--json [--echo]] [--b
                                [--lang en|zh]
        autograd-errors list [--json] [--base-url URL] [--lang en|zh]
        autograd-errors show ID [--json | --repro] [--base-url URL] [--lang en|zh]
-       autograd-errors check [--json]
+       autograd-errors check [ID ...] [--json]
        autograd-errors record [--output DIR]
        autograd-errors translations status|stamp [ID ...] [--entries DIR]
        autograd-errors run SCRIPT [ARG ...] | run -m MODULE [ARG ...]
@@ -42,7 +42,8 @@ commands:
             TEXT comes from the arguments, or from standard input when it is - or absent.
   list      every entry of the catalog
   show      one entry, with all its wordings across torch releases
-  check     run every entry's gallery script on the installed torch and verify what it raises
+  check     run every entry's gallery script (or the IDs' only) on the installed torch and
+            verify what it raises
   record    run them and write what this torch release raised to DIR/torch-<release>.json
             (DIR: the checkout's data/observed)
   run       run a Python script (or -m a module) as python would, explaining a known autograd
@@ -107,7 +108,7 @@ _COMMANDS = {
     "explain": (0, None),
     "list": (0, 0),
     "show": (1, 1),
-    "check": (0, 0),
+    "check": (0, None),
     "record": (0, 0),
     "translations": (1, None),
 }
@@ -523,7 +524,11 @@ def _check(options: Options) -> int:
     except verify.TorchUnavailable as error:
         print(f"autograd-errors check: {error}", file=sys.stderr)
         return EXIT_USAGE
-    results = verify.check()
+    catalog = _load_catalog()
+    unknown = [entry_id for entry_id in options.args if entry_id not in catalog]
+    if unknown:
+        raise UsageError(f"check: no entry {unknown[0]!r}", show_usage=False)
+    results = verify.check(catalog, only=options.args or None)
     if options.json:
         import json
 

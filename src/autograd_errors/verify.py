@@ -377,10 +377,18 @@ def word_diff(expected: str, actual: str) -> str:
     return " ".join(out)
 
 
-def check(catalog: Catalog | None = None, directory: str | None = None) -> list[Result]:
-    """Run every gallery script on the installed torch and judge each entry."""
+def check(
+    catalog: Catalog | None = None,
+    directory: str | None = None,
+    only: list[str] | None = None,
+) -> list[Result]:
+    """Run every gallery script on the installed torch and judge each entry (``only``: just
+    these entries)."""
     catalog = catalog or catalog_module.load()
     found = gallery.scripts(directory)
+    if only is not None:
+        found = [script for script in found if script.entry_id in only]
+        return [result for result, _ in run_all(catalog, found)]
     results = [
         Result(entry_id, Status.FIX_FAILS, "", problem)
         for entry_id, problem in gallery.correspondence_problems(catalog, found)
