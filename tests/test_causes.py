@@ -332,3 +332,101 @@ def test_the_entry_page_shows_each_cause_with_its_fix_and_code(tmp_path):
         "Fixed conv.weight.copy_(torch.ones(1, 1, 1, 1)) "
         "Sources: 1."
     ) in text
+
+
+# Truth per release (issue 20): a cause that holds only on some releases, an API a release
+# lacks, a warning a release adds. Each judged on a throw-away entry, on this torch, with the
+# release the judge is told.
+
+VIEW_CAUSE = """
+[[common_cause]]
+id = "index-assign"
+text = "`x[0] = 0` on a leaf (older releases raised this entry's message for it)."
+fix = "Clone first."
+until = "1.0.0"
+"""
+
+VIEW_SCRIPT = LEAF_SCRIPT + textwrap.dedent(
+    """\
+    x = torch.zeros(3, requires_grad=True)
+    try:
+        x[0] = 0  # cause: index-assign
+    except RuntimeError as error:
+        print(error)
+    y = x.clone()  # fix: index-assign
+    y[0] = 1  # fix: index-assign
+    """
+)
+
+
+def test_a_cause_of_older_releases_is_not_judged_on_this_one(tmp_path):
+    """On this release the trigger raises view-leaf-inplace's message: for a cause that holds
+    only up to 1.0.0 that is not a wrong entry, it is not applicable."""
+    entries = with_causes(tmp_path, "leaf-inplace", LEAF_CAUSES + VIEW_CAUSE)
+    path = tmp_path / "leaf-inplace.py"
+    path.write_text(VIEW_SCRIPT)
+    result = verify.judge(entries["leaf-inplace"], run_script(str(path)), entries, "2.13.0")
+    assert result.status is Status.NOT_APPLICABLE, result.detail
+    assert result.status.passing
+    assert result.detail == (
+        "cause 'index-assign' holds for torch releases up to 1.0.0, not for torch 2.13.0: "
+        "its trigger ran, and was not judged"
+    )
+    # On a release the cause claims, the same trigger is judged, and it is the wrong entry.
+    older = verify.judge(entries["leaf-inplace"], run_script(str(path)), entries, "0.4.1")
+    assert older.status is Status.WRONG_ENTRY
+
+
+def test_a_cause_that_stopped_raising_is_not_no_error(tmp_path):
+    """A cause whose trigger raises nothing on releases after its ``until`` (cdist's double
+    backward on 2.14) passes there, and is a failure on the releases it claims."""
+    causes = LEAF_CAUSES.replace(
+        'fix = "Copy under `torch.no_grad()`."', 'fix = "Copy."\nuntil = "1.0.0"'
+    )
+    entries = with_causes(tmp_path, "leaf-inplace", causes)
+    script = LEAF_SCRIPT.replace(
+        "    conv.weight.copy_(torch.ones(1, 1, 1, 1))  # cause: copy-into-weight",
+        "    conv.weight.detach().copy_(torch.ones(1, 1, 1, 1))  # cause: copy-into-weight",
+    )
+    path = tmp_path / "leaf-inplace.py"
+    path.write_text(script)
+    result = verify.judge(entries["leaf-inplace"], run_script(str(path)), entries, "2.13.0")
+    assert result.status is Status.NOT_APPLICABLE, result.detail
+    older = verify.judge(entries["leaf-inplace"], run_script(str(path)), entries, "0.4.1")
+    assert older.status is Status.NO_ERROR
+    assert "cause 'copy-into-weight' (line 9) raised nothing" in older.detail.splitlines()
+
+
+def test_an_api_this_release_lacks_inside_a_repro_is_not_applicable(tmp_path):
+    """A repro that needs a newer API (``torch.amp.GradScaler`` on 1.13) is not drift."""
+    entries = with_causes(tmp_path, "leaf-inplace", LEAF_CAUSES)
+    script = LEAF_SCRIPT.replace(
+        "    x += 1  # cause: plus-equals",
+        "    torch.amp.NoSuchScaler()\n    x += 1  # cause: plus-equals",
+    )
+    result = judged(tmp_path, entries, "leaf-inplace", script)
+    assert result.status is Status.NOT_APPLICABLE, result.detail
+    assert (
+        "this torch lacks an API the script uses: AttributeError: module 'torch.amp' has no "
+        "attribute 'NoSuchScaler'" in result.detail
+    )
+    assert "DRIFT" not in result.detail and "drift" not in result.detail
+
+
+def test_a_warning_a_release_adds_beside_the_expected_one_is_no_drift(tmp_path):
+    """torch 2.1's checkpoint warns about use_reentrant before the entry's own warning."""
+    entries = with_causes(tmp_path, "nonleaf-grad", NONLEAF_CAUSE)
+    script = NONLEAF_SCRIPT.replace(
+        "    print(y.grad)  # cause: read-intermediate",
+        '    warnings.warn("a warning this release adds, that no entry knows")\n'
+        "    print(y.grad)  # cause: read-intermediate",
+    )
+    result = judged(tmp_path, entries, "nonleaf-grad", script)
+    assert result.status is Status.OK, result.detail
+    # Alone, in place of the entry's own warning, it is drift.
+    alone = NONLEAF_SCRIPT.replace(
+        "    print(y.grad)  # cause: read-intermediate",
+        '    warnings.warn("a warning this release adds, that no entry knows")  '
+        "# cause: read-intermediate",
+    )
+    assert judged(tmp_path, entries, "nonleaf-grad", alone).status is Status.DRIFT

@@ -129,7 +129,13 @@ def test_json_output_is_exactly_the_contract(cli):
         "why": record["cause"].strip(),
         "fix": record["fix"].strip(),
         "causes": [
-            {"id": c["id"], "text": c["text"].strip(), "fix": c["fix"].strip()}
+            {
+                "id": c["id"],
+                "text": c["text"].strip(),
+                "fix": c["fix"].strip(),
+                "since": c.get("since"),
+                "until": c.get("until"),
+            }
             for c in record.get("common_cause", [])
         ],
         "docs": record["docs"],
@@ -313,6 +319,8 @@ def test_show_json_carries_every_fact_of_the_record(cli, entry_id):
             "id": c["id"],
             "text": c["text"].strip(),
             "fix": c["fix"].strip(),
+            "since": c.get("since"),
+            "until": c.get("until"),
             "sources": c.get("sources", []),
         }
         for c in record.get("common_cause", [])

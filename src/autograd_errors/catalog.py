@@ -123,15 +123,27 @@ class Hint:
 class Cause:
     """One common way users run into an entry, with its fix; an entry lists them most common
     first. The gallery script executes each: the lines tagged ``# cause: <id>`` must raise the
-    entry's own message, the lines tagged ``# fix: <id>`` must run and check their gradients."""
+    entry's own message, the lines tagged ``# fix: <id>`` must run and check their gradients.
 
-    __slots__ = ("fix", "id", "sources", "text")
+    ``releases``: the torch releases on which the cause leads to the entry's message (``since``
+    and ``until`` in the record); elsewhere its trigger is not judged (torch stopped raising
+    there, or raises another entry's message), and the pages say which releases it holds for."""
 
-    def __init__(self, id: str, text: str, fix: str, sources: tuple[str, ...] = ()) -> None:
+    __slots__ = ("fix", "id", "releases", "sources", "text")
+
+    def __init__(
+        self,
+        id: str,
+        text: str,
+        fix: str,
+        sources: tuple[str, ...] = (),
+        releases: ReleaseRange | None = None,
+    ) -> None:
         self.id = id
         self.text = text  # one line, in words
         self.fix = fix
         self.sources = sources  # threads where users hit it, or the PyTorch source of a claim
+        self.releases = releases or ReleaseRange(None, None)
 
     def __repr__(self) -> str:
         return f"Cause({self.id!r})"
@@ -301,6 +313,7 @@ class Localized:
                 self._get(f"common_cause.{cause.id}.text", cause.text),
                 self._get(f"common_cause.{cause.id}.fix", cause.fix),
                 cause.sources,
+                cause.releases,
             )
             for cause in self.entry.causes
         )
@@ -515,7 +528,14 @@ _WORDING_KEYS = {
     "form": str,
 }
 _HINT_KEYS = {"field": str, "prefix": str, "text": str}
-_CAUSE_KEYS = {"id": str, "text": str, "fix": str, "sources": list}
+_CAUSE_KEYS = {
+    "id": str,
+    "text": str,
+    "fix": str,
+    "sources": list,
+    "since": str,
+    "until": str,
+}
 _RETIRED_KEYS = {"last_release": str, "replaced_by": str}
 
 
@@ -633,12 +653,17 @@ def _entry_from(
                 f"{where}: common_cause {n + 1}: id {cause_id!r} must be unique lower-case words "
                 "joined by hyphens"
             )
+        try:
+            releases = ReleaseRange(table.get("since"), table.get("until"))
+        except ValueError as error:
+            raise CatalogError(f"{where}: common_cause {n + 1}: {error}") from None
         causes.append(
             Cause(
                 cause_id,
                 table["text"].strip(),
                 table["fix"].strip(),
                 tuple(table.get("sources", [])),
+                releases,
             )
         )
     for name, items in (

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
     import autograd_errors.not_autograd as not_autograd
-    from autograd_errors.catalog import Entry, Retirement, Wording
+    from autograd_errors.catalog import Cause, Entry, Retirement, Wording
     from autograd_errors.frames import Frame
     from autograd_errors.matching import Explanation, Match, NearMiss
 
@@ -129,8 +129,18 @@ def match_json(
         "user_frame": frame.as_json() if frame is not None else None,
         "why": text.cause,
         "fix": text.fix,
-        "causes": [{"id": c.id, "text": c.text, "fix": c.fix} for c in text.causes],
+        "causes": [_cause_json(c) for c in text.causes],
         "docs": list(match.entry.docs),
+    }
+
+
+def _cause_json(cause: Cause) -> dict[str, Any]:
+    return {
+        "id": cause.id,
+        "text": cause.text,
+        "fix": cause.fix,
+        "since": cause.releases.since,
+        "until": cause.releases.until,
     }
 
 
@@ -168,10 +178,7 @@ def entry_detail_json(entry: Entry, base_url: str, language: str = ENGLISH) -> d
         fix=text.fix,
         related=list(entry.related),
         docs=list(entry.docs),
-        causes=[
-            {"id": c.id, "text": c.text, "fix": c.fix, "sources": list(c.sources)}
-            for c in text.causes
-        ],
+        causes=[{**_cause_json(c), "sources": list(c.sources)} for c in text.causes],
         retired=(
             {"last_release": entry.retired.last_release, "replaced_by": entry.retired.replaced_by}
             if entry.retired
@@ -375,7 +382,9 @@ def short_text(
     if text.causes:
         likely = ui("cli.most_likely", language)
         likely_label = style.bold(likely) + _after(likely)
-        out += _paragraphs(f"{likely_label}{text.causes[0].text}", width, "  ")
+        out += _paragraphs(
+            f"{likely_label}{_cause_sentence(text.causes[0], language)}", width, "  "
+        )
         out += _paragraphs(f"{fix_label}{text.causes[0].fix}", width, "  ")
     else:
         out += _paragraphs(f"{fix_label}{text.fix}", width, "  ")
@@ -491,6 +500,12 @@ def _docs_lines(entry: Entry, style: Style, language: str) -> list[str]:
     return [style.bold("  " + ui("cli.docs", language)), *(f"    {link}" for link in entry.docs)]
 
 
+def _cause_sentence(cause: Cause, language: str) -> str:
+    from autograd_errors.ui import with_releases
+
+    return with_releases(cause.text, cause.releases.since, cause.releases.until, language)
+
+
 def _causes_lines(entry: Entry, style: Style, width: int, language: str) -> list[str]:
     """The entry's common causes, most common first, each with its fix."""
     causes = entry.text(language, fallback=True).causes
@@ -499,7 +514,8 @@ def _causes_lines(entry: Entry, style: Style, width: int, language: str) -> list
     out = ["", style.bold("  " + ui("cli.causes", language))]
     fix = ui("cli.fix", language)
     for number, cause in enumerate(causes, 1):
-        out += _paragraphs(f"{number}. {cause.text}", width, "    ", hanging="       ")
+        sentence = _cause_sentence(cause, language)
+        out += _paragraphs(f"{number}. {sentence}", width, "    ", hanging="       ")
         out += _paragraphs(f"{fix}{_after(fix)}{cause.fix}", width, "       ")
     return out
 

@@ -89,6 +89,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh_CN": "torch {until} 及以前的版本",
     },
     "releases.all": {"en": "every torch release", "zh_CN": "所有 torch 版本"},
+    # A common cause that leads to the message on some releases only.
+    "cause.releases": {"en": "(On {releases}.)", "zh_CN": "（适用于 {releases}。）"},
     # The entry pages (sphinxext/directives.py).
     "page.pitfall_title": {"en": "A silent pitfall", "zh_CN": "静默陷阱"},
     "page.pitfall_body": {
@@ -320,6 +322,14 @@ def releases_text(since: str | None, until: str | None, language: str) -> str:
     if until:
         return text("releases.until", language, until=until)
     return text("releases.all", language)
+
+
+def with_releases(sentence: str, since: str | None, until: str | None, language: str) -> str:
+    """A common cause's sentence, with the releases it holds for when they are not all."""
+    if since is None and until is None:
+        return sentence
+    releases = releases_text(since, until, language)
+    return f"{sentence} {text('cause.releases', language, releases=releases)}"
 
 
 # Which language -------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ from autograd_errors.releases import parse_release
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from autograd_errors.catalog import Catalog, Entry
+    from autograd_errors.catalog import Catalog, Cause, Entry
 
 
 class Status(str, Enum):
@@ -133,17 +133,36 @@ def judge(
         if matches and matches[0].entry.id == entry.id:
             own.append(crash)  # an older release still raises the retired message
             crash = None
-    for event in observation.events:
-        matches = find_matches(event.text(), catalog)
-        first = matches[0].entry if matches else None
+    blocks = module_blocks(observation.path)
+    elsewhere = _blocks_of_other_releases(entry, observation.path, blocks, release)
+    firsts = [_first_entry(event, catalog) for event in observation.events]
+    # The module-level blocks (a repro's try, a with) where this entry's own message was seen.
+    own_blocks = {
+        id(block)
+        for event, first in zip(observation.events, firsts, strict=True)
+        if first is not None and first.id == entry.id and event.statement is not None
+        for block in [_enclosing_block(blocks, event.statement)]
+        if block is not None
+    }
+    for event, first in zip(observation.events, firsts, strict=True):
         if first is not None and first.id == entry.id:
             own.append(event)
             continue
+        if any(_holds(block, event.statement) for block in elsewhere):
+            continue  # a cause of other releases: what torch does here is not this entry's
         if entry.is_pitfall and first is not None:
             continue  # a pitfall page may show the errors its safer neighbour raises
         if event.kind == "warning" and not _judges_warning(entry, event, first):
             continue
+        if event.kind == "warning" and event.statement is not None:
+            block = _enclosing_block(blocks, event.statement)
+            if block is not None and id(block) in own_blocks:
+                continue  # a warning torch adds beside this entry's own (use_reentrant on 2.1)
         where = f"line {event.line}" if event.line else "torch"
+        if event.kind == "exception" and _missing_torch_api(event):
+            detail = f"{where}: this torch lacks an API the script uses: {event.text()}"
+            verdicts.append((Status.NOT_APPLICABLE, "", detail))
+            continue
         if first is not None:
             detail = (
                 f"{where} raised {event.exception} {first.id!r}'s message, "
@@ -165,6 +184,8 @@ def judge(
             )
         )
     for line in observation.silent_repros:
+        if any(block.lineno == line for block in elsewhere):
+            continue
         verdicts.append(
             (Status.NO_ERROR, "", f"the repro in the try block at line {line} raised nothing")
         )
@@ -191,7 +212,9 @@ def judge(
             (Status.NO_ERROR, "", f"no {entry.exception} of this entry was raised or warned")
         )
     if crash is None:  # else the script stopped early: its crash is the verdict
-        verdicts += _cause_verdicts(entry, observation, catalog, raises=not entry.retired)
+        verdicts += _cause_verdicts(
+            entry, observation, catalog, raises=not entry.retired, release=release
+        )
     # The entry's own kind of event is its message: the error, not anomaly mode's warning.
     own.sort(key=lambda event: event.exception != entry.exception)
     if not verdicts:
@@ -204,10 +227,47 @@ def judge(
     return Result(entry.id, status, message or (own[0].message if own else ""), detail)
 
 
+def _first_entry(event: Event, catalog: Catalog) -> Entry | None:
+    """The entry whose message ``event`` is (the final one, when it holds several), or None."""
+    matches = find_matches(event.text(), catalog)
+    return matches[0].entry if matches else None
+
+
+def _applies(cause: Cause, release: str | None) -> bool:
+    """Whether ``cause`` leads to its entry's message on torch ``release`` (unknown: yes)."""
+    return release is None or release in cause.releases
+
+
+def _blocks_of_other_releases(
+    entry: Entry, path: str, blocks: list[ast.stmt], release: str | None
+) -> list[ast.stmt]:
+    """The module-level blocks whose tagged triggers are all of causes that do not hold on
+    ``release``: what they raise there is not judged."""
+    other = {cause.id for cause in entry.causes if not _applies(cause, release)}
+    if not other:
+        return []
+    triggers: dict[int, set[str]] = {}  # block's first line -> the causes it triggers
+    for line, tag, _ in gallery.line_tags(path):
+        kind, _, cause_id = tag.partition(": ")
+        block = _enclosing_block(blocks, line)
+        if kind == gallery.CAUSE_TAG and block is not None:
+            triggers.setdefault(block.lineno, set()).add(cause_id)
+    return [b for b in blocks if triggers.get(b.lineno) and triggers[b.lineno] <= other]
+
+
+def _holds(block: ast.stmt, line: int | None) -> bool:
+    return line is not None and block.lineno <= line <= (block.end_lineno or block.lineno)
+
+
 def _cause_verdicts(
-    entry: Entry, observation: Observation, catalog: Catalog, raises: bool
+    entry: Entry,
+    observation: Observation,
+    catalog: Catalog,
+    raises: bool,
+    release: str | None = None,
 ) -> list[tuple[Status, str, str]]:
-    """Whether the script executes each common cause of ``entry`` and its fix, as tagged."""
+    """Whether the script executes each common cause of ``entry`` and its fix, as tagged; the
+    triggers of causes that do not hold on ``release`` run, but what they raise is not judged."""
     verdicts: list[tuple[Status, str, str]] = []
     blocks = module_blocks(observation.path)
     tagged: dict[tuple[str, str], list[int]] = {}
@@ -241,6 +301,13 @@ def _cause_verdicts(
             if reason:
                 detail = f"{what} is not executed by the script ({reason})"
                 verdicts.append((Status.UNTESTED, "", detail))
+                continue
+            if is_cause and not _applies(cause, release):
+                detail = (
+                    f"{what} holds for {cause.releases.describe()}, not for torch {release}: "
+                    "its trigger ran, and was not judged"
+                )
+                verdicts.append((Status.NOT_APPLICABLE, "", detail))
                 continue
             for line in ran:
                 block = _enclosing_block(blocks, line)
@@ -286,7 +353,10 @@ def _trigger_verdicts(
         matches = find_matches(event.text(), catalog)
         if matches and matches[0].entry.id == entry.id:
             return []
-        if matches:
+        if event.kind == "exception" and _missing_torch_api(event):
+            detail = f"{where}: this torch lacks an API it uses: {event.text()}"
+            verdicts.append((Status.NOT_APPLICABLE, "", detail))
+        elif matches:
             detail = (
                 f"{where} raised {event.exception} {matches[0].entry.id!r}'s message, "
                 f"not {entry.id!r}'s:\n  {event.text()}"
@@ -333,12 +403,13 @@ def _statement(blocks: list[ast.stmt], line: int) -> int | None:
         nodes = children
 
 
-def _missing_torch_api(crash: Event) -> bool:
-    """Whether the script stopped on a torch API this release does not have."""
-    message = crash.message
-    if crash.exception in ("AttributeError", "ImportError", "ModuleNotFoundError"):
+def _missing_torch_api(event: Event) -> bool:
+    """Whether the script met a torch API this release does not have (a module, a name, a
+    keyword argument), where it stopped or inside a repro."""
+    message = event.message
+    if event.exception in ("AttributeError", "ImportError", "ModuleNotFoundError"):
         return "torch" in message
-    return crash.exception == "TypeError" and "unexpected keyword argument" in message
+    return event.exception == "TypeError" and "unexpected keyword argument" in message
 
 
 def _judges_warning(entry: Entry, event: Event, matched: Entry | None) -> bool:

@@ -53,7 +53,7 @@ from autograd_errors.sphinxext.verification import (
     site_catalog,
     verdict_file,
 )
-from autograd_errors.ui import ENGLISH, releases_text
+from autograd_errors.ui import ENGLISH, releases_text, with_releases
 from autograd_errors.ui import text as ui
 from autograd_errors.verify import Status
 
@@ -308,7 +308,8 @@ def cause_lines(entry: Entry, script: str, language: str = "en") -> list[str]:
     ]
     trigger_caption = ui("page.shows_it" if entry.is_pitfall else "page.raises_it", language)
     for cause in causes:
-        lines += [f"#. {rst_code(cause.text)}", ""]
+        sentence = with_releases(cause.text, cause.releases.since, cause.releases.until, language)
+        lines += [f"#. {rst_code(sentence)}", ""]
         trigger = tagged_lines(script, f"{gallery.CAUSE_TAG}: {cause.id}")
         if trigger:
             lines += _code_block(trigger, trigger_caption)
