@@ -410,7 +410,7 @@ def test_an_api_this_release_lacks_inside_a_repro_is_not_applicable(tmp_path):
         "this torch lacks an API the script uses: AttributeError: module 'torch.amp' has no "
         "attribute 'NoSuchScaler'" in result.detail
     )
-    assert "DRIFT" not in result.detail and "drift" not in result.detail
+    assert "drift" not in result.detail.lower()
 
 
 def test_a_warning_a_release_adds_beside_the_expected_one_is_no_drift(tmp_path):
