@@ -23,8 +23,8 @@ order but other strides in the size-1 dimensions.
 
 The warning comes from C++ (``torch/csrc/distributed/c10d/reducer.cpp``). Inside a Python
 ``backward()`` torch turns it into a Python ``UserWarning``, "Triggered internally at
-reducer.cpp"; where no Python frame is waiting (a backward run by C++ threads) it is written to
-standard error as ``[W reducer.cpp:NNN] Warning: ...``, with the same text. torch warns once per
+reducer.cpp"; in some runs (pasted from GPU training) it is written to standard error instead,
+as ``[W reducer.cpp:NNN] Warning: ...``, with the same text. torch warns once per
 process; this page calls ``torch.set_warn_always(True)`` to show every case.
 
 This page runs DDP on the CPU with the ``gloo`` backend, in a process group of one process: the
