@@ -194,7 +194,8 @@ print("tangent of x**3:", out_tangent)
 # (``create_graph`` through the Function's ``backward``, which must itself be differentiable,
 # as this one is).
 
-_, jvp_by_backward = torch.autograd.functional.jvp(Cube.apply, x, tangent)  # fix: forward-mode-no-jvp
+jvp = torch.autograd.functional.jvp
+_, jvp_by_backward = jvp(Cube.apply, x, tangent)  # fix: forward-mode-no-jvp
 torch.testing.assert_close(jvp_by_backward, 3 * x**2)
 
 # %%

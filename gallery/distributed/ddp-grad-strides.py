@@ -17,7 +17,7 @@ parameter's ``.grad`` follow the parameter's memory layout (the same strides). I
 the dimensions whose size is not 1, since the stride of a size-1 dimension moves nothing. DDP
 compares every stride, and warns when they differ: the copy then has to reorder elements, which
 costs time, never correctness. Two things make them differ: a parameter whose layout changed
-after DDP was built, and a weight with size-1 dimensions (a 1×1 convolution's, ``[C_out, C_in,
+after DDP was built, and a weight with size-1 dimensions (a 1x1 convolution's, ``[C_out, C_in,
 1, 1]``) whose gradient arrives in another layout, the channels-last one, with the same memory
 order but other strides in the size-1 dimensions.
 
@@ -78,7 +78,8 @@ with warnings.catch_warnings(record=True) as caught:
     model(tokens).sum().backward()  # broken  # cause: transposed-activation
 for warning in caught:
     print(f"{warning.category.__name__}: {warning.message}")
-print("weight:", model.module.proj.weight.stride(), " grad:", model.module.proj.weight.grad.stride())
+weight = model.module.proj.weight
+print("weight strides:", weight.stride(), " grad strides:", weight.grad.stride())
 
 # %%
 # The gradient is right all the same: the copy into the bucket reorders it. With one process
