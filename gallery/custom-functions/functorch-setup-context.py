@@ -112,8 +112,14 @@ except RuntimeError as error:
 
 layer = torch.nn.Linear(3, 3)
 x = torch.randn(3)
+
+
+def checkpointed_sum(t: torch.Tensor) -> torch.Tensor:
+    return checkpoint(layer, t, use_reentrant=True).sum()  # cause: checkpoint-or-backward-hook
+
+
 try:
-    grad(lambda t: checkpoint(layer, t, use_reentrant=True).sum())(x)  # cause: checkpoint-or-backward-hook
+    grad(checkpointed_sum)(x)  # cause: checkpoint-or-backward-hook
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 

@@ -173,12 +173,12 @@ assert named is None or named.group(1) == held_by_ddp[index]
 
 
 def non_reentrant_step(rank: int) -> None:
-    module = CheckpointedBlock(use_reentrant=False)  # fixed  # fix: reentrant-checkpoint-find-unused
-    model = DistributedDataParallel(module, find_unused_parameters=True)
+    block = CheckpointedBlock(use_reentrant=False)  # fixed  # fix: reentrant-checkpoint-find-unused
+    model = DistributedDataParallel(block, find_unused_parameters=True)
     for _step in range(2):
         model.zero_grad()
         model(tokens_of(rank)).sum().backward()
-        torch.testing.assert_close(module.layer.weight.grad, expected_layer_grad(module))
+        torch.testing.assert_close(block.layer.weight.grad, expected_layer_grad(block))
 
 
 on_two_ranks(non_reentrant_step)  # fix: reentrant-checkpoint-find-unused
@@ -273,9 +273,7 @@ def one_forward_step(rank: int) -> None:
     outputs = model(batches_of(rank))  # fix: several-forwards-one-backward
     sum(out.pow(2).mean() for out in outputs.values()).backward()
     for task in ("depth", "class"):
-        torch.testing.assert_close(
-            module.heads[task].weight.grad, expected_head_grad(module, task)
-        )
+        torch.testing.assert_close(module.heads[task].weight.grad, expected_head_grad(module, task))
     assert module.heads["aux"].weight.grad is None
 
 
@@ -295,8 +293,9 @@ class SharedBlock(nn.Module):
         self.use_reentrant = use_reentrant
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = checkpoint(self.block, x, use_reentrant=self.use_reentrant)  # cause: module-checkpointed-twice
-        return checkpoint(self.block, x, use_reentrant=self.use_reentrant)  # cause: module-checkpointed-twice
+        block, reentrant = self.block, self.use_reentrant
+        x = checkpoint(block, x, use_reentrant=reentrant)  # cause: module-checkpointed-twice
+        return checkpoint(block, x, use_reentrant=reentrant)  # cause: module-checkpointed-twice
 
 
 def inputs_of(rank: int) -> torch.Tensor:

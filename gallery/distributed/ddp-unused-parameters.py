@@ -208,7 +208,7 @@ class TwoHeads(nn.Module):
 def aux_only_step(rank: int) -> None:
     model = DistributedDataParallel(TwoHeads())
     for step in range(2):
-        prediction, aux = model(batch_of(rank, step))  # cause: output-not-in-loss
+        _prediction, aux = model(batch_of(rank, step))  # cause: output-not-in-loss
         aux.pow(2).mean().backward()  # cause: output-not-in-loss
 
 
@@ -316,7 +316,10 @@ def rewrap_step(rank: int) -> None:
 
 def find_unused_after_freezing_step(rank: int) -> None:
     module = Backbone()
-    model = DistributedDataParallel(module, find_unused_parameters=True)  # fix: frozen-after-wrapping
+    model = DistributedDataParallel(
+        module,
+        find_unused_parameters=True,  # fix: frozen-after-wrapping
+    )
     model(batch_of(rank, 0)).sum().backward()
     module.backbone.requires_grad_(False)
     module.zero_grad(set_to_none=True)

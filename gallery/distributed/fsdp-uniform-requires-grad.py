@@ -32,7 +32,7 @@ from torch import nn
 # needs CUDA even to wrap a model (and torch 1.13's FSDP does not import on Python 3.11).
 cpu_device_count = torch.cpu.device_count()
 
-from torch.distributed.fsdp import FullyShardedDataParallel as FSDP  # noqa: E402
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 
 store_path = os.path.join(tempfile.mkdtemp(), "store")
 dist.init_process_group("gloo", store=dist.FileStore(store_path, 1), rank=0, world_size=1)
