@@ -47,34 +47,44 @@ from torch.utils.checkpoint import checkpoint
 WORLD_SIZE = 2
 
 
-def run_rank(rank: int, port: int, errors: object, step: Callable[[int], None]) -> None:
-    """One rank: join the process group, run ``step``, and hand any exception to the parent."""
+def run_rank(rank: int, port: int, reports: object, step: Callable[[int], object]) -> None:
+    """One rank: join the process group, run ``step``, and hand what it returned, or the
+    exception it raised, to the launching process."""
     dist.init_process_group(
         "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD_SIZE
     )
     try:
-        step(rank)
+        reports.put((rank, step(rank), None))  # type: ignore[attr-defined]
     except Exception as error:
-        errors.put(error)  # type: ignore[attr-defined]
+        reports.put((rank, None, error))  # type: ignore[attr-defined]
         raise  # a failed rank makes start_processes stop the other one
     finally:
         dist.destroy_process_group()
 
 
-def on_two_ranks(step: Callable[[int], None]) -> None:
-    """Run ``step(rank)`` on ranks 0 and 1, and raise here the first exception a rank raised."""
+def on_two_ranks(step: Callable[[int], object]) -> list[object]:
+    """Run ``step(rank)`` on ranks 0 and 1 and return what each returned (plain Python values,
+    tensors as lists); raise here the first exception a rank raised."""
     with socket.socket() as probe:  # a free port for the rendezvous
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    errors = mp.get_context("fork").SimpleQueue()
+    reports = mp.get_context("fork").SimpleQueue()
+    failure = None
     try:
         mp.start_processes(
-            run_rank, args=(port, errors, step), nprocs=WORLD_SIZE, start_method="fork"
+            run_rank, args=(port, reports, step), nprocs=WORLD_SIZE, start_method="fork"
         )
-    except mp.ProcessRaisedException:
-        if errors.empty():
-            raise
-        raise errors.get() from None
+    except mp.ProcessRaisedException as error:
+        failure = error
+    results: list[object] = [None] * WORLD_SIZE
+    while not reports.empty():
+        rank, value, raised = reports.get()
+        if raised is not None:
+            raise raised from None
+        results[rank] = value
+    if failure is not None:
+        raise failure
+    return results
 
 
 def import_dynamo_once() -> None:
@@ -172,16 +182,18 @@ assert named is None or named.group(1) == held_by_ddp[index]
 # average of the two ranks' gradients.
 
 
-def non_reentrant_step(rank: int) -> None:
+def non_reentrant_step(rank: int) -> list[float]:
     block = CheckpointedBlock(use_reentrant=False)  # fixed  # fix: reentrant-checkpoint-find-unused
     model = DistributedDataParallel(block, find_unused_parameters=True)
     for _step in range(2):
         model.zero_grad()
         model(tokens_of(rank)).sum().backward()
         torch.testing.assert_close(block.layer.weight.grad, expected_layer_grad(block))
+    return block.layer.weight.grad.tolist()
 
 
-on_two_ranks(non_reentrant_step)  # fix: reentrant-checkpoint-find-unused
+rank_grads = on_two_ranks(non_reentrant_step)  # fix: reentrant-checkpoint-find-unused
+torch.testing.assert_close(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
 
 # %%
 # Fix 2: no unused-parameter search, when each layer is checkpointed once
@@ -192,7 +204,7 @@ on_two_ranks(non_reentrant_step)  # fix: reentrant-checkpoint-find-unused
 # is right. (Not so for a module checkpointed twice: see below.)
 
 
-def no_search_step(rank: int) -> None:
+def no_search_step(rank: int) -> list[float]:
     module = CheckpointedBlock(use_reentrant=True)
     model = DistributedDataParallel(
         module,
@@ -202,9 +214,11 @@ def no_search_step(rank: int) -> None:
         model.zero_grad()
         model(tokens_of(rank)).sum().backward()
         torch.testing.assert_close(module.layer.weight.grad, expected_layer_grad(module))
+    return module.layer.weight.grad.tolist()
 
 
-on_two_ranks(no_search_step)  # fix: reentrant-checkpoint-find-unused
+rank_grads = on_two_ranks(no_search_step)  # fix: reentrant-checkpoint-find-unused
+torch.testing.assert_close(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
 
 # %%
 # Several forward passes before one backward
@@ -267,7 +281,7 @@ def expected_head_grad(module: MultiTask, task: str) -> torch.Tensor:
     return average_over_ranks(local_grad)
 
 
-def one_forward_step(rank: int) -> None:
+def one_forward_step(rank: int) -> list[float]:
     module = MultiTask()
     model = DistributedDataParallel(module, find_unused_parameters=True)
     outputs = model(batches_of(rank))  # fix: several-forwards-one-backward
@@ -275,9 +289,11 @@ def one_forward_step(rank: int) -> None:
     for task in ("depth", "class"):
         torch.testing.assert_close(module.heads[task].weight.grad, expected_head_grad(module, task))
     assert module.heads["aux"].weight.grad is None
+    return module.heads["depth"].weight.grad.tolist()
 
 
-on_two_ranks(one_forward_step)  # fix: several-forwards-one-backward
+rank_grads = on_two_ranks(one_forward_step)  # fix: several-forwards-one-backward
+torch.testing.assert_close(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
 
 # %%
 # One module checkpointed twice
@@ -331,24 +347,27 @@ except RuntimeError as error:
 # same in every step.
 
 
-def shared_non_reentrant_step(rank: int) -> None:
+def shared_non_reentrant_step(rank: int) -> list[float]:
     module = SharedBlock(use_reentrant=False)  # fix: module-checkpointed-twice
     model = DistributedDataParallel(module, find_unused_parameters=True)
     model(inputs_of(rank)).sum().backward()
     torch.testing.assert_close(module.block.weight.grad, expected_block_grad(module))
+    return module.block.weight.grad.tolist()
 
 
-def shared_static_graph_step(rank: int) -> None:
+def shared_static_graph_step(rank: int) -> list[float]:
     module = SharedBlock(use_reentrant=True)
     model = DistributedDataParallel(module, static_graph=True)  # fix: module-checkpointed-twice
     for _step in range(2):
         model.zero_grad()
         model(inputs_of(rank)).sum().backward()
         torch.testing.assert_close(module.block.weight.grad, expected_block_grad(module))
+    return module.block.weight.grad.tolist()
 
 
-on_two_ranks(shared_non_reentrant_step)  # fix: module-checkpointed-twice
-on_two_ranks(shared_static_graph_step)  # fix: module-checkpointed-twice
+for step in (shared_non_reentrant_step, shared_static_graph_step):
+    rank_grads = on_two_ranks(step)  # fix: module-checkpointed-twice
+    torch.testing.assert_close(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
 
 # %%
 # The pitfall: ``find_unused_parameters=False`` on a module checkpointed twice
@@ -358,18 +377,16 @@ on_two_ranks(shared_static_graph_step)  # fix: module-checkpointed-twice
 # wrong gradient, and the ranks' weights drift apart from the first step.
 
 
-def shared_no_search_step(rank: int) -> None:
+def shared_no_search_step(rank: int) -> list[float]:
     module = SharedBlock(use_reentrant=True)
     model = DistributedDataParallel(module, find_unused_parameters=False)
     model(inputs_of(rank)).sum().backward()
-    grad = module.block.weight.grad
-    every_rank = [torch.zeros_like(grad) for _ in range(WORLD_SIZE)]
-    dist.all_gather(every_rank, grad)
-    assert not torch.allclose(grad, expected_block_grad(module))
-    assert not torch.allclose(every_rank[0], every_rank[1])
+    assert not torch.allclose(module.block.weight.grad, expected_block_grad(module))
+    return module.block.weight.grad.tolist()
 
 
-on_two_ranks(shared_no_search_step)
+rank_grads = on_two_ranks(shared_no_search_step)
+assert not torch.allclose(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
 print("no error, and a wrong gradient that differs between the ranks")
 
 # %%
@@ -423,14 +440,16 @@ def expected_head_weight_grad(module: Encoder) -> torch.Tensor:
     return average_over_ranks(local_grad)
 
 
-def head_inside_step(rank: int) -> None:
+def head_inside_step(rank: int) -> list[float]:
     module = EncoderAndHead()
     model = DistributedDataParallel(module, find_unused_parameters=True)
     model(inputs_of(rank)).sum().backward()
     torch.testing.assert_close(module.head.weight.grad, expected_head_weight_grad(module))
+    return module.head.weight.grad.tolist()
 
 
-on_two_ranks(head_inside_step)  # fix: parameter-used-outside-forward
+rank_grads = on_two_ranks(head_inside_step)  # fix: parameter-used-outside-forward
+torch.testing.assert_close(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
 
 # %%
 # Message across torch releases

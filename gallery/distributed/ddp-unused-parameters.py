@@ -38,34 +38,44 @@ from torch.nn.parallel import DistributedDataParallel
 WORLD_SIZE = 2
 
 
-def run_rank(rank: int, port: int, errors: object, step: Callable[[int], None]) -> None:
-    """One rank: join the process group, run ``step``, and hand any exception to the parent."""
+def run_rank(rank: int, port: int, reports: object, step: Callable[[int], object]) -> None:
+    """One rank: join the process group, run ``step``, and hand what it returned, or the
+    exception it raised, to the launching process."""
     dist.init_process_group(
         "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD_SIZE
     )
     try:
-        step(rank)
+        reports.put((rank, step(rank), None))  # type: ignore[attr-defined]
     except Exception as error:
-        errors.put(error)  # type: ignore[attr-defined]
+        reports.put((rank, None, error))  # type: ignore[attr-defined]
         raise  # a failed rank makes start_processes stop the other one
     finally:
         dist.destroy_process_group()
 
 
-def on_two_ranks(step: Callable[[int], None]) -> None:
-    """Run ``step(rank)`` on ranks 0 and 1, and raise here the first exception a rank raised."""
+def on_two_ranks(step: Callable[[int], object]) -> list[object]:
+    """Run ``step(rank)`` on ranks 0 and 1 and return what each returned (plain Python values,
+    tensors as lists); raise here the first exception a rank raised."""
     with socket.socket() as probe:  # a free port for the rendezvous
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    errors = mp.get_context("fork").SimpleQueue()
+    reports = mp.get_context("fork").SimpleQueue()
+    failure = None
     try:
         mp.start_processes(
-            run_rank, args=(port, errors, step), nprocs=WORLD_SIZE, start_method="fork"
+            run_rank, args=(port, reports, step), nprocs=WORLD_SIZE, start_method="fork"
         )
-    except mp.ProcessRaisedException:
-        if errors.empty():
-            raise
-        raise errors.get() from None
+    except mp.ProcessRaisedException as error:
+        failure = error
+    results: list[object] = [None] * WORLD_SIZE
+    while not reports.empty():
+        rank, value, raised = reports.get()
+        if raised is not None:
+            raise raised from None
+        results[rank] = value
+    if failure is not None:
+        raise failure
+    return results
 
 
 def import_dynamo_once() -> None:
@@ -155,7 +165,7 @@ assert [held_by_ddp[int(index)] for index in indices] == ["spare.weight", "spare
 # gradients; the spare head gets none.
 
 
-def find_unused_step(rank: int) -> None:
+def find_unused_step(rank: int) -> list[float]:
     module = WithSpareHead()
     model = DistributedDataParallel(module, find_unused_parameters=True)  # fixed
     for step in range(2):
@@ -163,9 +173,11 @@ def find_unused_step(rank: int) -> None:
         model(batch_of(rank, step)).sum().backward()  # fix: submodule-not-called
         torch.testing.assert_close(module.used.weight.grad, expected_used_grad(module, step))
         assert module.spare.weight.grad is None
+    return module.used.weight.grad.tolist()
 
 
-on_two_ranks(find_unused_step)  # fix: submodule-not-called
+rank_grads = on_two_ranks(find_unused_step)  # fix: submodule-not-called
+torch.testing.assert_close(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
 
 # %%
 # Fix 2: leave out of DDP what never trains
@@ -174,7 +186,7 @@ on_two_ranks(find_unused_step)  # fix: submodule-not-called
 # freeze it before wrapping; DDP only tracks parameters that require grad.
 
 
-def frozen_spare_step(rank: int) -> None:
+def frozen_spare_step(rank: int) -> list[float]:
     module = WithSpareHead()
     module.spare.requires_grad_(False)  # fix: submodule-not-called
     model = DistributedDataParallel(module)
@@ -182,9 +194,11 @@ def frozen_spare_step(rank: int) -> None:
         model.zero_grad()
         model(batch_of(rank, step)).sum().backward()
         torch.testing.assert_close(module.used.weight.grad, expected_used_grad(module, step))
+    return module.used.weight.grad.tolist()
 
 
-on_two_ranks(frozen_spare_step)  # fix: submodule-not-called
+rank_grads = on_two_ranks(frozen_spare_step)  # fix: submodule-not-called
+torch.testing.assert_close(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
 
 # %%
 # An output the loss leaves out
@@ -240,16 +254,18 @@ def expected_main_grad(module: TwoHeads, step: int) -> torch.Tensor:
     return average_over_ranks(local_grad)
 
 
-def full_loss_step(rank: int) -> None:
+def full_loss_step(rank: int) -> list[float]:
     module = TwoHeads()
     model = DistributedDataParallel(module)
     for step in range(2):
         model.zero_grad()
         full_loss(model(batch_of(rank, step)), torch.ones(4, 1)).backward()
         torch.testing.assert_close(module.main.weight.grad, expected_main_grad(module, step))
+    return module.main.weight.grad.tolist()
 
 
-on_two_ranks(full_loss_step)  # fix: output-not-in-loss
+rank_grads = on_two_ranks(full_loss_step)  # fix: output-not-in-loss
+torch.testing.assert_close(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
 
 # %%
 # Parameters frozen after the model was wrapped
@@ -300,7 +316,7 @@ except RuntimeError as error:
 # original wrapper works too, at the cost of its walk in every step.
 
 
-def rewrap_step(rank: int) -> None:
+def rewrap_step(rank: int) -> list[float]:
     module = Backbone()
     model = DistributedDataParallel(module)
     model(batch_of(rank, 0)).sum().backward()
@@ -312,9 +328,10 @@ def rewrap_step(rank: int) -> None:
         model(batch_of(rank, step)).sum().backward()
         torch.testing.assert_close(module.head.weight.grad, expected_head_grad(module, step))
         assert module.backbone.weight.grad is None
+    return module.head.weight.grad.tolist()
 
 
-def find_unused_after_freezing_step(rank: int) -> None:
+def find_unused_after_freezing_step(rank: int) -> list[float]:
     module = Backbone()
     model = DistributedDataParallel(
         module,
@@ -327,10 +344,12 @@ def find_unused_after_freezing_step(rank: int) -> None:
         model.zero_grad()
         model(batch_of(rank, step)).sum().backward()
         torch.testing.assert_close(module.head.weight.grad, expected_head_grad(module, step))
+    return module.head.weight.grad.tolist()
 
 
-on_two_ranks(rewrap_step)  # fix: frozen-after-wrapping
-on_two_ranks(find_unused_after_freezing_step)  # fix: frozen-after-wrapping
+for step in (rewrap_step, find_unused_after_freezing_step):
+    rank_grads = on_two_ranks(step)  # fix: frozen-after-wrapping
+    torch.testing.assert_close(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
 
 # %%
 # The pitfall: unfreezing after wrapping raises nothing
@@ -340,19 +359,17 @@ on_two_ranks(find_unused_after_freezing_step)  # fix: frozen-after-wrapping
 # drift apart. Wrap again after unfreezing too.
 
 
-def unfreeze_after_wrapping_step(rank: int) -> None:
+def unfreeze_after_wrapping_step(rank: int) -> list[float]:
     module = Backbone()
     module.backbone.requires_grad_(False)
     model = DistributedDataParallel(module)
     module.backbone.requires_grad_(True)
     model(batch_of(rank, 0)).sum().backward()
-    grad = module.backbone.weight.grad
-    every_rank = [torch.zeros_like(grad) for _ in range(WORLD_SIZE)]
-    dist.all_gather(every_rank, grad)
-    assert not torch.allclose(every_rank[0], every_rank[1])
+    return module.backbone.weight.grad.tolist()
 
 
-on_two_ranks(unfreeze_after_wrapping_step)
+rank_grads = on_two_ranks(unfreeze_after_wrapping_step)
+assert not torch.allclose(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
 print("no error, and each rank keeps its own gradient for the backbone")
 
 # %%
