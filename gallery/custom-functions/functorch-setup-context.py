@@ -24,6 +24,7 @@ accepts both.
 
 import torch
 from torch.func import grad, jacrev, vmap
+from torch.utils.checkpoint import checkpoint
 
 # %%
 # The repro
@@ -100,6 +101,58 @@ try:
     grad(lambda t: ReverseGradient.apply(t).sum())(torch.randn(3))
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
+
+# %%
+# torch's own classic Functions
+# -----------------------------
+# A model meets the check without defining a Function: reentrant activation checkpointing
+# runs the checkpointed part inside ``CheckpointFunction``, and a full backward hook wraps the
+# module's inputs and outputs in ``BackwardHookFunction``. Both are classic, so a transform over
+# such a model stops here (per-sample gradients with ``vmap(grad(...))`` too):
+
+layer = torch.nn.Linear(3, 3)
+x = torch.randn(3)
+
+
+def checkpointed_sum(t: torch.Tensor) -> torch.Tensor:
+    return checkpoint(layer, t, use_reentrant=True).sum()  # cause: checkpoint-or-backward-hook
+
+
+try:
+    grad(checkpointed_sum)(x)  # cause: checkpoint-or-backward-hook
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+hooked = torch.nn.Linear(3, 3)
+hook = hooked.register_full_backward_hook(lambda module, grad_input, grad_output: None)
+try:
+    grad(lambda t: hooked(t).sum())(x)  # cause: checkpoint-or-backward-hook
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# For the transformed call, go without them: checkpointing only saves memory in an ordinary
+# backward pass, and the hook can be removed, then registered again for ordinary training. The
+# gradient of ``sum(W x + b)`` with respect to ``x`` is the column sums of ``W``:
+
+input_grad = grad(lambda t: layer(t).sum())(x)  # fix: checkpoint-or-backward-hook
+torch.testing.assert_close(input_grad, layer.weight.detach().sum(0))
+hook.remove()  # fix: checkpoint-or-backward-hook
+torch.testing.assert_close(grad(lambda t: hooked(t).sum())(x), hooked.weight.detach().sum(0))
+
+# %%
+# Non-reentrant checkpointing gets past this message, not past ``grad``: it works through saved
+# tensor hooks, which ``grad`` refuses with a message of its own:
+
+
+def grad_through_non_reentrant_checkpoint() -> None:
+    try:
+        grad(lambda t: checkpoint(layer, t, use_reentrant=False).sum())(x)
+    except RuntimeError as error:
+        print(f"RuntimeError: {error}")
+
+
+grad_through_non_reentrant_checkpoint()
 
 # %%
 # Fix: ``forward`` without ``ctx``, plus ``setup_context``

@@ -8,72 +8,176 @@ How DDP knows a backward pass is complete
 -----------------------------------------
 
 ``DistributedDataParallel`` averages gradients across processes *during* backward: it puts a
-hook on every parameter, and each time autograd delivers a parameter's gradient the hook marks
-it ready; when every parameter of a bucket is ready, that bucket's all-reduce starts. The
-step's reduction is finished when every parameter has been marked. A parameter that did not
-take part in the loss never gets a gradient, its hook never fires, and the reduction of that
-step stays pending. The next forward pass checks, and raises.
+hook on every parameter that requires grad (it records which ones when it wraps the model), and
+each time autograd delivers a parameter's gradient the hook marks it ready; when every
+parameter of a bucket is ready, that bucket's all-reduce starts. The step's reduction is
+finished when every parameter has been marked. A parameter that did not take part in the loss
+never gets a gradient, its hook never fires, and the reduction of that step stays pending. The
+next forward pass checks, and raises.
 
-This page runs DDP on the CPU with the ``gloo`` backend, in a process group of one process:
-``world_size=1`` raises the same error as eight GPUs would, because the bookkeeping is per
-process. On a cluster each rank runs the same code under ``torchrun``.
+Every example on this page runs DDP on the CPU in two processes, ranks 0 and 1 of a ``gloo``
+process group that meets on 127.0.0.1, each with its own batch, as two GPUs would. The script
+forks them (``torch.multiprocessing.start_processes`` with ``start_method="fork"``), so that
+they can run the functions defined here, in a script or in a notebook; where there is no fork
+(Windows), run the same functions under ``torchrun``. An exception a rank raises is raised again
+in this process, where the page catches it.
 """
 
-import os
-import tempfile
+import contextlib
+import importlib
+import re
+import socket
+from collections.abc import Callable
 
 import torch
 import torch.distributed as dist
+import torch.multiprocessing as mp
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
-store_path = os.path.join(tempfile.mkdtemp(), "store")
-dist.init_process_group("gloo", store=dist.FileStore(store_path, 1), rank=0, world_size=1)
+WORLD_SIZE = 2
+
+
+def run_rank(rank: int, port: int, reports: object, step: Callable[[int], object]) -> None:
+    """One rank: join the process group, run ``step``, and hand what it returned, or the
+    exception it raised, to the launching process."""
+    dist.init_process_group(
+        "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD_SIZE
+    )
+    try:
+        reports.put((rank, step(rank), None))  # type: ignore[attr-defined]
+    except Exception as error:
+        reports.put((rank, None, error))  # type: ignore[attr-defined]
+        raise  # a failed rank makes start_processes stop the other one
+    finally:
+        dist.destroy_process_group()
+
+
+def on_two_ranks(step: Callable[[int], object]) -> list[object]:
+    """Run ``step(rank)`` on ranks 0 and 1 and return what each returned (plain Python values,
+    tensors as lists); raise here the first exception a rank raised."""
+    with socket.socket() as probe:  # a free port for the rendezvous
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    reports = mp.get_context("fork").SimpleQueue()
+    failure = None
+    try:
+        mp.start_processes(
+            run_rank, args=(port, reports, step), nprocs=WORLD_SIZE, start_method="fork"
+        )
+    except mp.ProcessRaisedException as error:
+        failure = error
+    results: list[object] = [None] * WORLD_SIZE
+    while not reports.empty():
+        rank, value, raised = reports.get()
+        if raised is not None:
+            raise raised from None
+        results[rank] = value
+    if failure is not None:
+        raise failure
+    return results
+
+
+def import_dynamo_once() -> None:
+    """DDP imports ``torch._dynamo`` the first time it wraps a model (torch 2.0 and later), which
+    takes seconds: imported here, before the ranks are forked, it is not imported once per rank."""
+    with contextlib.suppress(ImportError):
+        importlib.import_module("torch._dynamo")
+
+
+import_dynamo_once()
+
+
+def average_over_ranks(local_grad: Callable[[int], torch.Tensor]) -> torch.Tensor:
+    """What DDP should leave in ``.grad``: the mean of each rank's gradient for its own batch."""
+    return sum(local_grad(rank) for rank in range(WORLD_SIZE)) / WORLD_SIZE
+
+
+def batch_of(rank: int, step: int = 0) -> torch.Tensor:
+    """Each rank's batch for a step."""
+    return torch.randn(4, 2, generator=torch.Generator().manual_seed(100 * step + rank))
 
 
 class WithSpareHead(nn.Module):
-    """A model with a head its forward pass does not use (left over, or used in other steps)."""
+    """A frozen input layer, a head the forward pass uses, and one it does not (left over, or
+    used in other steps)."""
 
     def __init__(self) -> None:
         super().__init__()
+        self.frozen = nn.Linear(2, 2).requires_grad_(False)
         self.used = nn.Linear(2, 1)
         self.spare = nn.Linear(2, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.used(x)
+        return self.used(self.frozen(x))
+
+
+def expected_used_grad(module: WithSpareHead, step: int) -> torch.Tensor:
+    """The average over the ranks of ``used.weight``'s gradient of ``sum(W frozen(x) + b)``:
+    the column sums of ``frozen(x)``."""
+    with torch.no_grad():
+        return average_over_ranks(
+            lambda rank: module.frozen(batch_of(rank, step)).sum(0, keepdim=True)
+        )
 
 
 # %%
 # The repro
 # ---------
 # The first step's backward leaves ``spare`` without a gradient; the second forward pass
-# raises. The indices in the message are those of ``model.parameters()``: 2 and 3 are
-# ``spare.weight`` and ``spare.bias``.
+# raises.
 
-model = DistributedDataParallel(WithSpareHead())  # broken
+
+def spare_head_step(rank: int) -> None:
+    model = DistributedDataParallel(WithSpareHead())  # broken
+    for step in range(2):  # cause: submodule-not-called
+        model(batch_of(rank, step)).sum().backward()  # cause: submodule-not-called
+
+
 try:
-    for _step in range(2):  # cause: submodule-not-called
-        model(torch.randn(4, 2)).sum().backward()  # cause: submodule-not-called
+    on_two_ranks(spare_head_step)  # cause: submodule-not-called
 except RuntimeError as error:
+    message = str(error)
     print(f"RuntimeError: {error}")
-print([name for name, _ in model.module.named_parameters()])
+
+# %%
+# Which parameters: what the indices count
+# ----------------------------------------
+# The indices count only the parameters DDP holds, those that require grad, in
+# ``named_parameters()`` order. With the frozen layer first, 2 and 3 are ``spare.weight`` and
+# ``spare.bias``; entries 2 and 3 of ``named_parameters()`` are ``used.weight`` and
+# ``used.bias``, which did get their gradients. (``TORCH_DISTRIBUTED_DEBUG=INFO`` makes the
+# message list the names as well.)
+
+module = WithSpareHead()
+held_by_ddp = [name for name, parameter in module.named_parameters() if parameter.requires_grad]
+indices = re.search(r"did not receive grad for rank \d+: ([\d ]+)", message).group(1).split()
+print("indices", indices, "->", [held_by_ddp[int(index)] for index in indices])
+print("named_parameters():", [name for name, _ in module.named_parameters()])
+assert [held_by_ddp[int(index)] for index in indices] == ["spare.weight", "spare.bias"]
 
 # %%
 # Fix 1: ``find_unused_parameters=True``
 # --------------------------------------
 # DDP then walks the autograd graph from the forward pass's outputs and marks every parameter
-# it cannot reach as ready, with a zero contribution. The walk costs time at every step, so
-# use it when the unused set really changes from step to step. With one process the averaged
-# gradient is the local one: ``x.sum(0)`` for the weight of ``sum(W x + b)``.
+# it cannot reach as ready. The walk costs time at every step, so use it when the unused set
+# really changes from step to step. Each rank ends the step with the average of the ranks'
+# gradients; the spare head gets none.
 
-model = DistributedDataParallel(WithSpareHead(), find_unused_parameters=True)  # fixed
-for _step in range(2):
-    model.zero_grad()
-    x = torch.randn(4, 2)
-    model(x).sum().backward()  # fix: submodule-not-called
-    torch.testing.assert_close(model.module.used.weight.grad, x.sum(0, keepdim=True))
-    assert model.module.spare.weight.grad is None
-print("two steps with the spare head left out")
+
+def find_unused_step(rank: int) -> list[float]:
+    module = WithSpareHead()
+    model = DistributedDataParallel(module, find_unused_parameters=True)  # fixed
+    for step in range(2):
+        model.zero_grad()
+        model(batch_of(rank, step)).sum().backward()  # fix: submodule-not-called
+        torch.testing.assert_close(module.used.weight.grad, expected_used_grad(module, step))
+        assert module.spare.weight.grad is None
+    return module.used.weight.grad.tolist()
+
+
+rank_grads = on_two_ranks(find_unused_step)  # fix: submodule-not-called
+torch.testing.assert_close(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
 
 # %%
 # Fix 2: leave out of DDP what never trains
@@ -81,14 +185,20 @@ print("two steps with the spare head left out")
 # A layer that is never used (or deliberately frozen) should not be waited for: delete it, or
 # freeze it before wrapping; DDP only tracks parameters that require grad.
 
-plain = WithSpareHead()
-plain.spare.requires_grad_(False)  # fixed
-model = DistributedDataParallel(plain)
-for _step in range(2):
-    model.zero_grad()
-    x = torch.randn(4, 2)
-    model(x).sum().backward()
-    torch.testing.assert_close(model.module.used.weight.grad, x.sum(0, keepdim=True))
+
+def frozen_spare_step(rank: int) -> list[float]:
+    module = WithSpareHead()
+    module.spare.requires_grad_(False)  # fix: submodule-not-called
+    model = DistributedDataParallel(module)
+    for step in range(2):
+        model.zero_grad()
+        model(batch_of(rank, step)).sum().backward()
+        torch.testing.assert_close(module.used.weight.grad, expected_used_grad(module, step))
+    return module.used.weight.grad.tolist()
+
+
+rank_grads = on_two_ranks(frozen_spare_step)  # fix: submodule-not-called
+torch.testing.assert_close(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
 
 # %%
 # An output the loss leaves out
@@ -109,11 +219,15 @@ class TwoHeads(nn.Module):
         return self.main(hidden), self.aux(hidden)
 
 
-model = DistributedDataParallel(TwoHeads())
-try:
-    for _step in range(2):  # cause: output-not-in-loss
-        prediction, aux = model(torch.randn(4, 2))  # cause: output-not-in-loss
+def aux_only_step(rank: int) -> None:
+    model = DistributedDataParallel(TwoHeads())
+    for step in range(2):
+        _prediction, aux = model(batch_of(rank, step))  # cause: output-not-in-loss
         aux.pow(2).mean().backward()  # cause: output-not-in-loss
+
+
+try:
+    on_two_ranks(aux_only_step)  # cause: output-not-in-loss
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -121,31 +235,142 @@ except RuntimeError as error:
 # Fix 3: a loss built from every output
 # -------------------------------------
 # Add the term the step forgot (here the main loss, the point of training), so every head is
-# reached. The main head's weight gradient is checked against the same loss on the plain
-# module.
+# reached. The main head's weight gradient is checked against the average over the ranks of
+# the same loss on the plain module.
 
-model = DistributedDataParallel(TwoHeads())
-reference = TwoHeads()
-reference.load_state_dict(model.module.state_dict())
-for _step in range(2):
-    model.zero_grad()
-    x, target = torch.randn(4, 2), torch.randn(4, 1)
-    prediction, aux = model(x)
-    loss = (prediction - target).pow(2).mean() + aux.pow(2).mean()  # fix: output-not-in-loss
-    loss.backward()
-    ref_prediction, ref_aux = reference(x)
-    ref_loss = (ref_prediction - target).pow(2).mean() + ref_aux.pow(2).mean()
-    expected = torch.autograd.grad(ref_loss, reference.main.weight)[0]
-    torch.testing.assert_close(model.module.main.weight.grad, expected)
-    with torch.no_grad():
-        for mine, theirs in zip(model.module.parameters(), reference.parameters(), strict=True):
-            mine -= 0.1 * mine.grad
-            theirs.copy_(mine)
+
+def full_loss(outputs: tuple[torch.Tensor, torch.Tensor], target: torch.Tensor) -> torch.Tensor:
+    prediction, aux = outputs
+    return (prediction - target).pow(2).mean() + aux.pow(2).mean()  # fix: output-not-in-loss
+
+
+def expected_main_grad(module: TwoHeads, step: int) -> torch.Tensor:
+    def local_grad(rank: int) -> torch.Tensor:
+        plain = TwoHeads()
+        plain.load_state_dict(module.state_dict())
+        loss = full_loss(plain(batch_of(rank, step)), torch.ones(4, 1))
+        return torch.autograd.grad(loss, plain.main.weight)[0]
+
+    return average_over_ranks(local_grad)
+
+
+def full_loss_step(rank: int) -> list[float]:
+    module = TwoHeads()
+    model = DistributedDataParallel(module)
+    for step in range(2):
+        model.zero_grad()
+        full_loss(model(batch_of(rank, step)), torch.ones(4, 1)).backward()
+        torch.testing.assert_close(module.main.weight.grad, expected_main_grad(module, step))
+    return module.main.weight.grad.tolist()
+
+
+rank_grads = on_two_ranks(full_loss_step)  # fix: output-not-in-loss
+torch.testing.assert_close(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
 
 # %%
-# The process group is destroyed, so that nothing outlives the script:
+# Parameters frozen after the model was wrapped
+# ---------------------------------------------
+# DDP records which parameters require grad when it wraps the model. Freezing a backbone
+# mid-training (``requires_grad_(False)`` at some iteration, progressive freezing) leaves DDP
+# waiting for gradients that no longer come: the step after the freeze raises, and the indices
+# are the frozen parameters'.
 
-dist.destroy_process_group()
+
+class Backbone(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.backbone = nn.Linear(2, 2)
+        self.head = nn.Linear(2, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(torch.relu(self.backbone(x)))
+
+
+def expected_head_grad(module: Backbone, step: int) -> torch.Tensor:
+    with torch.no_grad():
+        return average_over_ranks(
+            lambda rank: torch.relu(module.backbone(batch_of(rank, step))).sum(0, keepdim=True)
+        )
+
+
+def freeze_after_wrapping_step(rank: int) -> None:
+    module = Backbone()
+    model = DistributedDataParallel(module)
+    model(batch_of(rank, 0)).sum().backward()
+    module.backbone.requires_grad_(False)  # cause: frozen-after-wrapping
+    for step in range(1, 3):
+        model.zero_grad()
+        model(batch_of(rank, step)).sum().backward()  # cause: frozen-after-wrapping
+
+
+try:
+    on_two_ranks(freeze_after_wrapping_step)  # cause: frozen-after-wrapping
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Fix 4: wrap the model again after changing ``requires_grad``
+# ------------------------------------------------------------
+# A new ``DistributedDataParallel`` around the same module records the new set (the optimizer
+# can stay: it holds the same parameter tensors). ``find_unused_parameters=True`` on the
+# original wrapper works too, at the cost of its walk in every step.
+
+
+def rewrap_step(rank: int) -> list[float]:
+    module = Backbone()
+    model = DistributedDataParallel(module)
+    model(batch_of(rank, 0)).sum().backward()
+    module.backbone.requires_grad_(False)
+    module.zero_grad(set_to_none=True)
+    model = DistributedDataParallel(module)  # fix: frozen-after-wrapping
+    for step in range(1, 3):
+        model.zero_grad()
+        model(batch_of(rank, step)).sum().backward()
+        torch.testing.assert_close(module.head.weight.grad, expected_head_grad(module, step))
+        assert module.backbone.weight.grad is None
+    return module.head.weight.grad.tolist()
+
+
+def find_unused_after_freezing_step(rank: int) -> list[float]:
+    module = Backbone()
+    model = DistributedDataParallel(
+        module,
+        find_unused_parameters=True,  # fix: frozen-after-wrapping
+    )
+    model(batch_of(rank, 0)).sum().backward()
+    module.backbone.requires_grad_(False)
+    module.zero_grad(set_to_none=True)
+    for step in range(1, 3):
+        model.zero_grad()
+        model(batch_of(rank, step)).sum().backward()
+        torch.testing.assert_close(module.head.weight.grad, expected_head_grad(module, step))
+    return module.head.weight.grad.tolist()
+
+
+for step in (rewrap_step, find_unused_after_freezing_step):
+    rank_grads = on_two_ranks(step)  # fix: frozen-after-wrapping
+    torch.testing.assert_close(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
+
+# %%
+# The pitfall: unfreezing after wrapping raises nothing
+# -----------------------------------------------------
+# The other way round is silent. A parameter frozen when DDP wrapped the model and unfrozen
+# later has no hook: it gets each rank's own gradient, never averaged, and the ranks' copies
+# drift apart. Wrap again after unfreezing too.
+
+
+def unfreeze_after_wrapping_step(rank: int) -> list[float]:
+    module = Backbone()
+    module.backbone.requires_grad_(False)
+    model = DistributedDataParallel(module)
+    module.backbone.requires_grad_(True)
+    model(batch_of(rank, 0)).sum().backward()
+    return module.backbone.weight.grad.tolist()
+
+
+rank_grads = on_two_ranks(unfreeze_after_wrapping_step)
+assert not torch.allclose(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
+print("no error, and each rank keeps its own gradient for the backbone")
 
 # %%
 # Message across torch releases

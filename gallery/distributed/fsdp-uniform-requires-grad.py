@@ -16,7 +16,8 @@ in the same layer, and FSDP refuses to flatten them.
 
 FSDP runs on the CPU here, with the ``gloo`` backend in a process group of one process (FSDP
 then warns that it does not shard; wrapping, flattening and this check are the same as on
-eight GPUs).
+eight GPUs). FSDP can wrap a model on the CPU from torch 2.1 and run it there from torch 2.2;
+on older releases it needs a GPU, and this page stops where the API it needs is missing.
 """
 
 import os
@@ -26,6 +27,11 @@ import warnings
 import torch
 import torch.distributed as dist
 from torch import nn
+
+# torch 2.1 gave ``torch.cpu`` the device functions FSDP looks a device up with: before, FSDP
+# needs CUDA even to wrap a model (and torch 1.13's FSDP does not import on Python 3.11).
+cpu_device_count = torch.cpu.device_count()
+
 from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 
 store_path = os.path.join(tempfile.mkdtemp(), "store")
@@ -37,10 +43,10 @@ warnings.filterwarnings("ignore", message="FSDP is switching to use `NO_SHARD`")
 class AdaptedLayer(nn.Module):
     """A frozen base layer with a trained adapter on top."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: int = 2) -> None:
         super().__init__()
-        self.base = nn.Linear(2, 2).requires_grad_(False)
-        self.adapter = nn.Linear(2, 1)
+        self.base = nn.Linear(width, width).requires_grad_(False)
+        self.adapter = nn.Linear(width, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.adapter(torch.relu(self.base(x)))
@@ -70,29 +76,19 @@ def expected_adapter_grad(layer: AdaptedLayer) -> torch.Tensor:
 
 
 # %%
-# Fix 1: ``use_orig_params=True``
-# -------------------------------
-# FSDP keeps the original parameters as views into the flat one, each with its own
-# ``requires_grad``; gradients appear on them as without FSDP.
+# Running FSDP on the CPU needs ``torch.cpu.Event`` and the CPU ``Stream`` that takes a
+# priority, both from torch 2.2 (pytorch/pytorch#112145): on torch 2.1 the fixes below stop
+# here.
 
-layer = AdaptedLayer()
-model = FSDP(
-    layer,
-    device_id=cpu,
-    use_orig_params=True,  # fixed  # fix: adapters-beside-frozen-weights
-)
-model(x).sum().backward()
-with torch.no_grad():
-    expected = expected_adapter_grad(layer)
-torch.testing.assert_close(layer.adapter.weight.grad, expected)
-assert layer.base.weight.grad is None
+cpu_event = torch.cpu.Event
 
 # %%
-# Fix 2: a unit of its own for what trains
+# Fix 1: a unit of its own for what trains
 # ----------------------------------------
 # Wrapping the adapter first gives it its own ``FlatParameter`` (all trained); the outer unit
-# keeps the frozen base (all frozen). PEFT's ``fsdp_auto_wrap_policy`` wraps this way. With
-# ``use_orig_params=False`` the gradient lives on the flat tensor: ``[weight, bias]``.
+# keeps the frozen base (all frozen). PEFT's ``fsdp_auto_wrap_policy`` wraps this way, and it is
+# what adapters call for: the gradient covers the adapter only. With ``use_orig_params=False``
+# the gradient lives on the flat tensor: ``[weight, bias]``.
 
 layer = AdaptedLayer()
 with torch.no_grad():
@@ -103,6 +99,38 @@ model(x).sum().backward()
 (flat_adapter,) = layer.adapter.parameters()
 torch.testing.assert_close(flat_adapter.grad[:2], expected.view(2))
 torch.testing.assert_close(flat_adapter.grad[2], torch.tensor(3.0))
+
+# %%
+# Fix 2: ``use_orig_params=True``, at the cost of gradient memory
+# ---------------------------------------------------------------
+# FSDP keeps the original parameters as views into the flat one, each with its own
+# ``requires_grad``; gradients appear on them as without FSDP.
+
+layer = AdaptedLayer()
+model = FSDP(
+    layer,
+    device_id=cpu,
+    use_orig_params=True,  # fix: adapters-beside-frozen-weights
+)
+model(x).sum().backward()
+with torch.no_grad():
+    expected = expected_adapter_grad(layer)
+torch.testing.assert_close(layer.adapter.weight.grad, expected)
+assert layer.base.weight.grad is None
+
+# %%
+# The gradient itself is still one flat tensor per unit, as large as all its parameters, frozen
+# or not: the FSDP documentation advises against mixing them in a unit for this reason. With a
+# 100 x 100 frozen base under a 101-parameter adapter, the unit's gradient holds 10201 numbers
+# (FSDP's internal flat parameter, read here to measure it):
+
+wide = AdaptedLayer(width=100)
+model = FSDP(wide, device_id=cpu, use_orig_params=True)
+model(torch.randn(3, 100)).sum().backward()
+flat_grad = model._handle.flat_param.grad
+trained = sum(p.numel() for p in wide.parameters() if p.requires_grad)
+print("trained numbers:", trained, " gradient numbers:", flat_grad.numel())
+assert (trained, flat_grad.numel()) == (101, 100 * 100 + 100 + 101)
 
 # %%
 # The process group is destroyed, so that nothing outlives the script:

@@ -81,9 +81,11 @@ except NotImplementedError as error:
     print(f"NotImplementedError: {error}")
 
 # %%
-# ``torch.cdist`` has a first derivative everywhere, but its default path for small inputs has
-# no second: a gradient penalty on pairwise distances fails. With more than 25 points on either
-# side, the default ``compute_mode`` switches to a matrix-product path, which has one.
+# ``torch.cdist`` has a first derivative everywhere, but up to torch 2.13 a second one only on
+# its matrix-product path, which exists for the Euclidean distance (``p=2``) alone: by default
+# it is taken with more than 25 points on either side. A gradient penalty on pairwise distances
+# fails with fewer points, and at any size for another ``p``, whatever ``compute_mode`` says.
+# Torch 2.14 added the double backward (pytorch/pytorch#188901): there these lines run.
 
 points = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)
 centres = torch.randn(4, 3, dtype=torch.float64)
@@ -92,6 +94,14 @@ try:
     grad_points.pow(2).sum().backward()  # cause: cdist-double-backward
 except NotImplementedError as error:
     print(f"NotImplementedError: {error}")
+
+manhattan = torch.cdist(points, centres, p=1.0, compute_mode="use_mm_for_euclid_dist")
+(grad_points,) = torch.autograd.grad(manhattan.sum(), points, create_graph=True)
+try:
+    grad_points.pow(2).sum().backward()  # cause: cdist-double-backward
+except NotImplementedError as error:
+    print(f"NotImplementedError (p=1): {error}")
+points.grad = None
 
 # %%
 # The double backward of a cuDNN RNN (``'_cudnn_rnn_backward'``, with advice appended) raises the
@@ -140,10 +150,11 @@ torch.testing.assert_close(unique_values.detach(), torch.unique(values.detach())
 torch.testing.assert_close(values.grad, torch.tensor([1.0, 1.0, 0.0, 1.0]))
 
 # %%
-# Fix 4: the matrix-product path of ``cdist``
-# -------------------------------------------
-# ``compute_mode="use_mm_for_euclid_dist"`` takes the path that has a double backward. The check
-# uses first-order gradients only: central differences of the penalty.
+# Fix 4: the matrix-product path of ``cdist``, for ``p=2``
+# --------------------------------------------------------
+# For the Euclidean distance, ``compute_mode="use_mm_for_euclid_dist"`` takes the path that has
+# a double backward on every release. The check uses first-order gradients only: central
+# differences of the penalty.
 
 
 def penalty(points: torch.Tensor) -> torch.Tensor:
@@ -165,6 +176,31 @@ for index in range(points.numel()):
     shift = shift.view_as(points)
     numeric.view(-1)[index] = (penalty(points + shift) - penalty(points - shift)) / (2 * step)
 torch.testing.assert_close(points.grad, numeric)
+
+# %%
+# For another ``p``, the distance written with elementary operations has a double backward
+# (away from coinciding coordinates, where ``abs`` has none). The check is the same, with this
+# distance on both sides:
+
+
+def minkowski(points: torch.Tensor, centres: torch.Tensor, p: float) -> torch.Tensor:
+    return (points[:, None] - centres[None]).abs().pow(p).sum(-1).pow(1 / p)
+
+
+def penalty_p1(points: torch.Tensor) -> torch.Tensor:
+    points = points.detach().requires_grad_()
+    (grad,) = torch.autograd.grad(minkowski(points, centres, 1.0).sum(), points)
+    return grad.pow(2).sum()
+
+
+points.grad = None
+distances = minkowski(points, centres, p=1.0)  # fix: cdist-double-backward
+(grad_points,) = torch.autograd.grad(distances.sum(), points, create_graph=True)
+penalty_value = grad_points.pow(2).sum()
+penalty_value.backward()
+torch.testing.assert_close(penalty_value.detach(), penalty_p1(points))
+# The L1 gradient is piecewise constant, so the penalty's gradient is zero away from ties:
+torch.testing.assert_close(points.grad, torch.zeros_like(points))
 
 # %%
 # Writing the distance as ``(a[:, None] - b[None]).norm(dim=-1)`` has a double backward too, but

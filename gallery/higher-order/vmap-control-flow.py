@@ -15,8 +15,7 @@ truth value raises.
 """
 
 import torch
-from torch.func import vmap
-from torch.nn.attention.flex_attention import create_mask
+from torch.func import grad, jacrev, vmap
 
 
 def reflect_if_negative(x: torch.Tensor) -> torch.Tensor:
@@ -54,10 +53,36 @@ signs = torch.where(batch.sum(1, keepdim=True) < 0, -1.0, 1.0).expand(3, 2)
 torch.testing.assert_close(x.grad, signs)
 
 # %%
+# Not under ``grad`` or ``jacrev`` alone
+# --------------------------------------
+# ``grad``, ``jacrev``, ``jacfwd`` and ``hessian`` run the function on the unbatched input
+# (``jacrev`` vmaps only the backward pass over the basis vectors), so the branch is taken as in
+# plain Python. The Jacobian of ``-x`` is ``-I``:
+
+torch.testing.assert_close(jacrev(reflect_if_negative)(batch[1]), -torch.eye(2))
+
+# %%
+# Per-sample gradients, ``vmap`` of ``grad``, batch the input again, and the same ``if`` raises
+# the message of :doc:`/errors/higher-order/vmap-item` instead, which names ``.item()`` first:
+
+
+def per_sample_gradients_with_if() -> None:
+    try:
+        vmap(grad(lambda x: reflect_if_negative(x).sum()))(batch)
+    except RuntimeError as error:
+        print(f"RuntimeError: {error}")
+
+
+per_sample_gradients_with_if()
+
+# %%
 # FlexAttention masks
 # -------------------
 # ``create_block_mask`` and ``create_mask`` evaluate the ``mask_mod`` for every query and key
 # position with vmap. Python's ``and`` asks each comparison for a single truth value:
+
+
+from torch.nn.attention.flex_attention import create_mask  # torch 2.5 and later
 
 
 def causal_and_in_window(

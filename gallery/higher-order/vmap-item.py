@@ -62,6 +62,23 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# Dropping ``.item()`` and indexing with the tensor, ``log_probs[label]``, is not enough here:
+# plain ``vmap`` accepts a batched 0-d index since torch 2.13, but under ``grad`` inside ``vmap``
+# the index still has to become a Python number, and the same message comes back:
+
+
+def loss_with_tensor_index(params, x, label):
+    log_probs = functional_call(model, params, (x,)).log_softmax(-1)
+    return -log_probs[label]  # cause: item-in-loss
+
+
+per_sample = vmap(grad(loss_with_tensor_index), in_dims=(None, 0, 0))
+try:
+    per_sample(params, inputs, labels)  # cause: item-in-loss
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
 # ``float(t)`` and ``int(t)`` call ``.item()`` too, and so do slice bounds taken from a batched
 # tensor (``row[start : start + 2]``), ``range(n.item())`` and ``torch.arange(n)`` with a
 # tensor ``n``: a per-sample normalisation by a Python number, a window that starts at a

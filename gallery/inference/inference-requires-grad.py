@@ -13,6 +13,8 @@ that status after the block ends. Outside inference mode, asking one of them to 
 would have autograd track a tensor it has no means to track, so torch refuses.
 """
 
+import io
+
 import torch
 from torch import nn
 
@@ -60,6 +62,45 @@ head(features).sum().backward()
 torch.testing.assert_close(features.grad, head.weight.detach().expand(3, 4))
 
 # %%
+# Leaving inference mode inside a step that runs in it
+# ----------------------------------------------------
+# Evaluation loops often run the whole step under inference mode: Lightning runs ``test_step``
+# and ``predict_step`` that way by default, so the batch is an inference tensor there. An
+# adversarial or saliency evaluation leaves inference mode locally to get a gradient, and the
+# batch it received still refuses:
+
+
+@torch.inference_mode()
+def evaluation_step(batch: torch.Tensor) -> torch.Tensor:
+    with torch.inference_mode(False):
+        batch.requires_grad_()  # cause: input-from-inference-mode
+        return head(batch).sum()
+
+
+with torch.inference_mode():
+    batch = torch.randn(3, 4)  # what the loop hands the step
+try:
+    evaluation_step(batch)  # cause: input-from-inference-mode
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# There, the clone is made inside ``torch.inference_mode(False)``, which is outside inference
+# mode for the tensors it creates (in Lightning, ``Trainer(inference_mode=False)`` runs the loop
+# under ``torch.no_grad()`` instead):
+
+
+@torch.inference_mode()
+def gradient_evaluation_step(batch: torch.Tensor) -> torch.Tensor:
+    with torch.inference_mode(False):
+        batch = batch.clone().requires_grad_()  # fix: input-from-inference-mode
+        (input_grad,) = torch.autograd.grad(head(batch).sum(), batch)
+    return input_grad
+
+
+torch.testing.assert_close(gradient_evaluation_step(batch), head.weight.detach().expand(3, 4))
+
+# %%
 # Weights made in inference mode
 # ------------------------------
 # A model built (or whose weights were loaded or merged) inside inference mode has inference
@@ -70,6 +111,21 @@ with torch.inference_mode():
 adapter.requires_grad_(False)
 try:
     adapter.requires_grad_(True)  # cause: weights-made-in-inference-mode
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Unpickling a whole saved model under inference mode builds it there too (``load_state_dict``
+# into a model built outside does not):
+
+saved = io.BytesIO()
+torch.save(nn.Linear(4, 1), saved)
+saved.seek(0)
+with torch.inference_mode():
+    loaded = torch.load(saved, weights_only=False)
+print("loaded weight is an inference tensor:", loaded.weight.is_inference())
+try:
+    loaded.requires_grad_(False).requires_grad_(True)  # cause: weights-made-in-inference-mode
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
