@@ -314,11 +314,17 @@ class Found:
 class _Messages(ast.NodeVisitor):
     """The messages one module raises or warns."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, module: ast.Module) -> None:
         self.file = file
         self.found: list[Found] = []
         self.dropped: defaultdict[str, int] = defaultdict(int)
         self._scopes: list[dict[str, list[tuple[int, ast.expr]]]] = [{}]
+        # Functions that build a message (gradcheck's _get_notallclose_msg): by name.
+        self._functions = {
+            node.name: node
+            for node in ast.walk(module)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        }
 
     # A message built in a variable first: the nearest assignment above, in the same function.
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -368,6 +374,9 @@ class _Messages(ast.NodeVisitor):
             name = _callee(category) if category is not None else "UserWarning"
             message = node.args[0] if node.args else _keyword(node, "message")
             self._add(message, name or "UserWarning", node.lineno)
+        elif len(node.args) > 1 and _is_error_class(_callee(node.args[0]) or ""):
+            # DDP's self._log_and_throw(RuntimeError, message)
+            self._add(node.args[1], _callee(node.args[0]), node.lineno)
         elif callee and _is_error_class(callee):
             # Raised, or made to be raised later (``DelayedError(message)``, ``err = X(...)``).
             self._add(_message_argument(node), callee, node.lineno)
@@ -431,6 +440,8 @@ class _Messages(ast.NodeVisitor):
                 if before:
                     return self._parts(before[-1], depth + 1)
             return None
+        if isinstance(node, ast.Call) and _callee(node.func) in self._functions:
+            return self._returned(self._functions[str(_callee(node.func))], depth + 1)
         if isinstance(node, ast.IfExp):
             return self._parts(node.body, depth + 1) or self._parts(node.orelse, depth + 1)
         if isinstance(node, ast.Call) and _callee(node.func) in ("dedent", "strip", "join"):
@@ -438,6 +449,28 @@ class _Messages(ast.NodeVisitor):
                 return self._parts(node.func.value, depth + 1)
             return self._parts(node.args[0], depth + 1) if node.args else None
         return None
+
+
+    def _returned(self, function: ast.FunctionDef | ast.AsyncFunctionDef, depth: int) -> Parts | None:
+        """The message a function returns, read in its own scope."""
+        returns = [
+            n for n in ast.walk(function) if isinstance(n, ast.Return) and n.value is not None
+        ]
+        if not returns or depth > 4:
+            return None
+        scope: dict[str, list[tuple[int, ast.expr]]] = {}
+        assigns = sorted(
+            (n for n in ast.walk(function) if isinstance(n, ast.Assign)), key=lambda n: n.lineno
+        )
+        for assign in assigns:
+            for target in assign.targets:
+                if isinstance(target, ast.Name):
+                    scope.setdefault(target.id, []).append((assign.lineno, assign.value))
+        self._scopes.append(scope)
+        try:
+            return self._parts(returns[-1].value, depth)
+        finally:
+            self._scopes.pop()
 
 
 def _percent_parts(text: str) -> Parts:
@@ -526,8 +559,9 @@ def python_messages(torch_dir: Path) -> tuple[list[Found], dict[str, int], int]:
     )
     for path in files:
         relative = path.relative_to(site).as_posix()
-        visitor = _Messages(relative)
-        visitor.visit(ast.parse(path.read_text(encoding="utf-8"), relative))
+        module = ast.parse(path.read_text(encoding="utf-8"), relative)
+        visitor = _Messages(relative, module)
+        visitor.visit(module)
         found += visitor.found
         for reason, count in visitor.dropped.items():
             dropped[reason] += count
@@ -541,6 +575,8 @@ _SOURCE_PATH = re.compile(
 )
 _ASSERT = re.compile(r"INTERNAL ASSERT FAILED at \"[^\"]*?/((?:torch|c10|aten)/[^\"]+)\":\d+")
 _SCHEMA = re.compile(r"^[\w.:]+(?:\.\w+)?\(.*\)\s*->")
+#: The Python argument parser's signatures: ``celu_(Tensor input, Scalar alpha=1.0)``.
+_SIGNATURE = re.compile(r"^[\w.]+\((?:[A-Z*]|\)|int64_t|double|bool|c10::)[^.]*\)$")
 _DOCUMENTATION = ("Args:", "Arguments:", "Returns:", "Example::", "\n.. ")
 
 
@@ -577,12 +613,13 @@ def is_message(text: str) -> bool:
         and any(c.islower() for c in text)
         and "INTERNAL ASSERT FAILED" not in text
         and not _SCHEMA.match(text)
+        and not _SIGNATURE.match(text)
         and not any(marker in text for marker in _DOCUMENTATION)
     )
 
 
 def library_messages(
-    torch_dir: Path, edge_texts: list[str]
+    torch_dir: Path, edge_texts: list[str], headers: dict[str, tuple[str, int, str | None]]
 ) -> tuple[list[tuple[str, str]], dict[str, int], list[str]]:
     """(file, string) for each message string of the area in the release's libraries."""
     found: list[tuple[str, str]] = []
@@ -605,10 +642,11 @@ def library_messages(
                 if in_area(current, AREA.cpp):
                     dropped["internal assert"] += 1
                 continue
-            if current is None or not (is_message(text) or _in_wording(text, edge_texts)):
+            if not (is_message(text) or _in_wording(text, edge_texts)):
                 continue
-            if in_area(current, AREA.cpp) or _in_wording(text, edge_texts):
-                found.append((current, text))
+            file = headers[text][0] if text in headers else current
+            if file is not None and (in_area(file, AREA.cpp) or _in_wording(text, edge_texts)):
+                found.append((file, text))
     return found, dict(dropped), read
 
 
@@ -636,6 +674,8 @@ def collapse(strings: list[str]) -> dict[str, str]:
         if len(members) < 3:
             break
         template = " ".join(escape(t) for t in key).replace("\0", "{op:op}")
+        if literal_chars(template) < MIN_PIECE:
+            continue
         for text in members:
             templates.setdefault(text, template)
     return templates
@@ -658,23 +698,35 @@ def cpp_template(text: str) -> tuple[str, bool]:
     return template or escape(stripped), ends_open or starts_open
 
 
-def header_location(torch_dir: Path, file: str, text: str) -> tuple[int | None, str | None]:
-    """Line and class of a message in a header the wheel ships; (None, None) elsewhere."""
-    header = torch_dir / "include" / file
-    if not header.exists():
-        return None, None
-    lines = header.read_text(encoding="utf-8", errors="replace").splitlines()
-    for length in (40, 20, 12):
-        probe = text[:length]
-        for number, line in enumerate(lines, 1):
-            if probe in line:
-                context = " ".join(lines[max(0, number - 6) : number])
-                macro = max(
-                    ((context.rfind(m), cls) for m, cls in MACROS if m in context),
-                    default=(-1, None),
-                )
-                return number, macro[1]
-    return None, None
+_LITERALS = re.compile(r'"(?:[^"\\\n]|\\.)*"(?:\s*"(?:[^"\\\n]|\\.)*")*')
+_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'", "0": "\0"}
+
+
+def header_literals(torch_dir: Path) -> dict[str, tuple[str, int, str | None]]:
+    """String literal -> (file, line, class) for every header of the area the wheel ships.
+
+    A header's inline functions put their strings in whichever translation unit uses them first,
+    so a string found in one of these headers is located there, not by its neighbours."""
+    include = torch_dir / "include"
+    literals: dict[str, tuple[str, int, str | None]] = {}
+    for header in sorted(include.rglob("*.h")):
+        relative = header.relative_to(include).as_posix()
+        file = "aten/src/" + relative if relative.startswith("ATen/") else relative
+        if not in_area(file, AREA.cpp):
+            continue
+        source = header.read_text(encoding="utf-8", errors="replace")
+        for match in _LITERALS.finditer(source):
+            pieces = re.findall(r'"((?:[^"\\\n]|\\.)*)"', match.group(0))
+            text = re.sub(r"\\(.)", lambda e: _ESCAPES.get(e.group(1), e.group(1)), "".join(pieces))
+            if len(text) < MIN_LITERAL or text in literals:
+                continue
+            line = source.count("\n", 0, match.start()) + 1
+            before = source[max(0, match.start() - 400) : match.start()]
+            macro = max(
+                ((before.rfind(m), cls) for m, cls in MACROS if m in before), default=(-1, None)
+            )
+            literals[text] = (file, line, macro[1])
+    return literals
 
 
 # --- the inventory ---------------------------------------------------------------------------
@@ -717,12 +769,13 @@ def collect(releases: dict[str, Path], cat: catalog_module.Catalog) -> tuple[dic
                 Message(found.template, "python", found.exception),
             )
             message.locations.setdefault(release, set()).add(f"{found.file}:{found.line}")
-        strings, cpp_dropped, libraries = library_messages(torch_dir, edge_texts)
+        headers = header_literals(torch_dir)
+        strings, cpp_dropped, libraries = library_messages(torch_dir, edge_texts, headers)
         collapsed = collapse(sorted({text for _, text in strings}))
         for file, text in strings:
             template, prefix = cpp_template(text)
             template = collapsed.get(text, template)
-            line, exception = header_location(torch_dir, file, text)
+            _, line, exception = headers.get(text, (file, None, None))
             message = messages.setdefault(
                 ("c++", template), Message(template, "c++", exception, prefix)
             )
