@@ -614,6 +614,7 @@ def is_message(text: str) -> bool:
         and "INTERNAL ASSERT FAILED" not in text
         and not _SCHEMA.match(text)
         and not _SIGNATURE.match(text)
+        and ") -> " not in text
         and not any(marker in text for marker in _DOCUMENTATION)
     )
 
@@ -632,14 +633,16 @@ def library_messages(
         read.append(name)
         current: str | None = None
         for text in rodata_strings(library):
+            # Only a translation unit's own file says where its strings come from: a header
+            # named here is included by many, and its strings are found by header_literals.
             path = _SOURCE_PATH.search(text) if len(text) < 300 else None
             if path:
-                current = path.group(1)
+                current = path.group(1) if _is_unit(path.group(1)) else current
                 continue
             asserted = _ASSERT.search(text)
             if asserted:
-                current = asserted.group(1)
-                if in_area(current, AREA.cpp):
+                current = asserted.group(1) if _is_unit(asserted.group(1)) else current
+                if in_area(asserted.group(1), AREA.cpp):
                     dropped["internal assert"] += 1
                 continue
             if not (is_message(text) or _in_wording(text, edge_texts)):
@@ -650,10 +653,18 @@ def library_messages(
     return found, dict(dropped), read
 
 
+def _is_unit(file: str) -> bool:
+    return file.endswith((".cpp", ".cc", ".cu"))
+
+
 def _in_wording(text: str, wordings: list[str]) -> bool:
-    """Whether the string is a piece of an entry's wording (10 characters at least)."""
+    """Whether the string is a piece of an entry's wording: two words, 10 characters at least."""
     bare = "".join(text.split())
-    return len(bare) >= MIN_PIECE and any(bare in wording for wording in wordings)
+    return (
+        len(bare) >= MIN_PIECE
+        and len(text.split()) >= 2
+        and any(bare in wording for wording in wordings)
+    )
 
 
 _TOKEN = re.compile(r"^([^\w]*)([\w.:<>]+?)([^\w]*)$")
@@ -747,14 +758,13 @@ class Message:
 
 
 def catalog_wording_texts(cat: catalog_module.Catalog) -> list[str]:
-    """Every wording of every entry, rendered with sample values, and its real example."""
-    texts = []
-    for entry in cat:
-        for wording in entry.wordings:
-            texts.append("".join(render(wording.message).split()))
-            if wording.example:
-                texts.append("".join(wording.example.split()))
-    return texts
+    """Every wording of every entry, whitespace-free, without its placeholders' values."""
+    return [
+        chunk
+        for entry in cat
+        for wording in entry.wordings
+        for chunk in "".join(wording.message.split()).replace("{{", "{").split("{")
+    ]
 
 
 def collect(releases: dict[str, Path], cat: catalog_module.Catalog) -> tuple[dict, list[Message]]:
