@@ -850,22 +850,44 @@ def cover(inventory: list[Message], cat: catalog_module.Catalog) -> None:
 # --- counts and ranking ----------------------------------------------------------------------
 
 
-def thread_counts(counts: dict) -> dict[str, set[str]]:
-    """Message id -> the threads (addresses) counted as quoting it, over every query."""
+def thread_counts(counts: dict, inventory: list[Message]) -> dict[str, set[str]]:
+    """Message id -> the threads (addresses) counted as quoting it, over every query.
+
+    A thread quotes message ids, or ``entry:wording``: a catalog wording it quotes, which
+    counts for every message that wording covers (the pieces of a C++ message, its sentences).
+    """
+    covering: defaultdict[str, set[str]] = defaultdict(set)
+    for message in inventory:
+        for cover in message.covered_by:
+            covering[f"{cover['entry']}:{cover['wording']}"].add(message.id)
     threads: defaultdict[str, set[str]] = defaultdict(set)
     for query in counts.get("queries", []):
         for url, quoted in query.get("threads", {}).items():
-            for message in quoted:
-                threads[message].add(url)
+            for target in quoted:
+                for message in covering.get(target, {target}):
+                    threads[message].add(url)
     return threads
 
 
+def counted_ids(counts: dict, inventory: list[Message]) -> set[str]:
+    """The messages some query looked for: its ``for``, as message ids."""
+    covering: defaultdict[str, set[str]] = defaultdict(set)
+    for message in inventory:
+        for cover in message.covered_by:
+            covering[f"{cover['entry']}:{cover['wording']}"].add(message.id)
+    return {
+        message
+        for query in counts.get("queries", [])
+        for target in query.get("for", [])
+        for message in covering.get(target, {target})
+    }
+
+
 def ranking(inventory: list[Message], counts: dict) -> list[dict]:
-    threads = thread_counts(counts)
-    counted = {m for query in counts.get("queries", []) for m in query.get("for", [])}
-    uncovered = [
-        m for m in inventory if not m.covered_by and (m.id in counted or threads.get(m.id))
-    ]
+    """The messages no entry covers that were counted, most threads first."""
+    threads = thread_counts(counts, inventory)
+    counted = counted_ids(counts, inventory)
+    families = counts.get("families", {})
     rows = [
         {
             "id": m.id,
@@ -873,14 +895,22 @@ def ranking(inventory: list[Message], counts: dict) -> list[dict]:
             "template": m.template,
             "exception": m.exception,
             "location": sorted(m.locations.get(REFERENCE) or m.locations[max(m.locations)])[0],
-            "family": counts.get("families", {}).get(m.id),
+            "family": next((f for f, ids in families.items() if m.id in ids), None),
         }
-        for m in uncovered
+        for m in inventory
+        if not m.covered_by and (m.id in counted or m.id in threads)
     ]
     return sorted(rows, key=lambda row: (-row["threads"], row["location"], row["id"]))
 
 
-def as_record(message: Message) -> dict:
+def coverage_counts(inventory: list[Message], counts: dict) -> dict[str, int]:
+    """Message id -> its thread count, for every message counted (covered or not)."""
+    threads = thread_counts(counts, inventory)
+    counted = counted_ids(counts, inventory) | set(threads)
+    return {m.id: len(threads.get(m.id, ())) for m in inventory if m.id in counted}
+
+
+def as_record(message: Message, threads: dict[str, int]) -> dict:
     return {
         "id": message.id,
         "source": message.source,
@@ -889,6 +919,7 @@ def as_record(message: Message) -> dict:
         "prefix": message.prefix,
         "locations": {r: sorted(where) for r, where in sorted(message.locations.items())},
         "covered_by": message.covered_by,
+        "threads": threads.get(message.id),
     }
 
 
@@ -911,7 +942,8 @@ ABOUT = (
     "wheel of each release (C++: the file the library's strings name, with a line for headers "
     "the wheel ships); prefix: a C++ message torch continues with values after this text; "
     "covered_by: the catalog entries whose wording the project's matcher finds in the message "
-    "(forward) or in which the message is found (reverse)."
+    "(forward) or in which the message is found (reverse); threads: the public threads counted "
+    "as quoting it (counts.json says how), null where it was not counted."
 )
 
 
@@ -943,19 +975,21 @@ def main(argv: list[str] | None = None) -> int:
     cat = catalog_module.load(use_cache=False)
     about, inventory = collect(releases, cat)
     args.out.mkdir(parents=True, exist_ok=True)
+    counts_file = args.out / "counts.json"
+    counts = json.loads(counts_file.read_text(encoding="utf-8")) if counts_file.exists() else {}
+    threads = coverage_counts(inventory, counts)
     write_json(
         args.out / "messages.json",
         {
             "_about": ABOUT,
             "reference": REFERENCE,
+            "counted": {"date": counts.get("date"), "method": "counts.json"},
             "releases": about,
             "area": {"python": AREA.python, "cpp": AREA.cpp, "excluded": AREA.excluded},
-            "messages": [as_record(m) for m in inventory],
+            "messages": [as_record(m, threads) for m in inventory],
         },
         "messages",
     )
-    counts_file = args.out / "counts.json"
-    counts = json.loads(counts_file.read_text(encoding="utf-8")) if counts_file.exists() else {}
     write_json(
         args.out / "ranking.json",
         {
