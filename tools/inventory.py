@@ -17,7 +17,9 @@ is needed. The defaults are the reference release (this checkout's ``.venv``) an
 Where the messages come from, per release:
 
 - Python: every ``.py`` file of the area in the wheel, parsed with :mod:`ast`: ``raise X(...)``,
-  ``warnings.warn(...)``, ``assert cond, message``, ``torch._check*(cond, lambda: message)``;
+  ``warnings.warn(...)``, ``@deprecated(message)``, ``assert cond, message``,
+  ``torch._check*(cond, lambda: message)``, an exception made to be raised later
+  (``DelayedError(message)``) and DDP's ``_log_and_throw(RuntimeError, message)``;
   f-strings, ``%`` and ``str.format`` give templates with a placeholder per inserted value, and
   a message built in a variable first (``msg = f"..."; raise X(msg)``) is followed to it.
   Locations are exact (file:line in that wheel).
@@ -374,6 +376,11 @@ class _Messages(ast.NodeVisitor):
             name = _callee(category) if category is not None else "UserWarning"
             message = node.args[0] if node.args else _keyword(node, "message")
             self._add(message, name or "UserWarning", node.lineno)
+        elif callee == "deprecated" and node.args:
+            # typing_extensions.deprecated(message, category=...) warns when the API is used.
+            category = _keyword(node, "category")
+            name = _callee(category) if category is not None else "DeprecationWarning"
+            self._add(node.args[0], name or "DeprecationWarning", node.lineno)
         elif len(node.args) > 1 and _is_error_class(_callee(node.args[0]) or ""):
             # DDP's self._log_and_throw(RuntimeError, message)
             self._add(node.args[1], _callee(node.args[0]), node.lineno)
@@ -870,16 +877,17 @@ def thread_counts(counts: dict, inventory: list[Message]) -> dict[str, set[str]]
 
 
 def counted_ids(counts: dict, inventory: list[Message]) -> set[str]:
-    """The messages some query looked for: its ``for``, as message ids."""
-    covering: defaultdict[str, set[str]] = defaultdict(set)
+    """The messages some query looked for: its ``for``, as message ids. A query for one of an
+    entry's wordings looked for the entry: every message the entry covers was looked for."""
+    by_entry: defaultdict[str, set[str]] = defaultdict(set)
     for message in inventory:
         for cover in message.covered_by:
-            covering[f"{cover['entry']}:{cover['wording']}"].add(message.id)
+            by_entry[cover["entry"]].add(message.id)
     return {
         message
         for query in counts.get("queries", [])
         for target in query.get("for", [])
-        for message in covering.get(target, {target})
+        for message in by_entry.get(target.partition(":")[0], {target})
     }
 
 
