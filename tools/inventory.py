@@ -131,6 +131,9 @@ AREA = Area(
     ),
 )
 
+#: Where torch's own code is; a catalog wording's piece found elsewhere (a vendored library's
+#: unit) is not torch's message.
+TORCH_SOURCES = ("torch/", "c10/", "aten/")
 LIBRARIES = ("libtorch_cpu.so", "libtorch_python.so", "libc10.so", "libtorch_cuda.so")
 
 #: The check functions of torch._check*, and the exception each raises.
@@ -583,7 +586,7 @@ _SOURCE_PATH = re.compile(
 _ASSERT = re.compile(r"INTERNAL ASSERT FAILED at \"[^\"]*?/((?:torch|c10|aten)/[^\"]+)\":\d+")
 _SCHEMA = re.compile(r"^[\w.:]+(?:\.\w+)?\(.*\)\s*->")
 #: The Python argument parser's signatures: ``celu_(Tensor input, Scalar alpha=1.0)``.
-_SIGNATURE = re.compile(r"^[\w.]+\((?:[A-Z*]|\)|int64_t|double|bool|c10::)[^.]*\)$")
+_SIGNATURE = re.compile(r"^[\w.]+\((?:[A-Z*]|\)|int64_t|double|bool|c10::)[^()]*\)$")
 _DOCUMENTATION = ("Args:", "Arguments:", "Returns:", "Example::", "\n.. ")
 
 
@@ -654,8 +657,11 @@ def library_messages(
                 continue
             if not (is_message(text) or _in_wording(text, edge_texts)):
                 continue
-            file = headers[text][0] if text in headers else current
-            if file is not None and (in_area(file, AREA.cpp) or _in_wording(text, edge_texts)):
+            # Before any unit names itself, a string is located by its library alone.
+            file = headers[text][0] if text in headers else current or f"torch/lib/{name}"
+            if in_area(file, AREA.cpp) or (
+                file.startswith(TORCH_SOURCES) and _in_wording(text, edge_texts)
+            ):
                 found.append((file, text))
     return found, dict(dropped), read
 
@@ -775,15 +781,16 @@ def catalog_wording_texts(cat: catalog_module.Catalog) -> list[str]:
 
 
 def collect(releases: dict[str, Path], cat: catalog_module.Catalog) -> tuple[dict, list[Message]]:
-    messages: dict[tuple[str, str], Message] = {}
+    # One record per template: a text both a Python file and a library hold (a message a C++
+    # binding repeats) is one message, with both locations; it is "python", the richer source.
+    messages: dict[str, Message] = {}
     about: dict[str, dict] = {}
     edge_texts = catalog_wording_texts(cat)
     for release, torch_dir in releases.items():
         python, dropped, files = python_messages(torch_dir)
         for found in python:
             message = messages.setdefault(
-                ("python", found.template),
-                Message(found.template, "python", found.exception),
+                found.template, Message(found.template, "python", found.exception)
             )
             message.locations.setdefault(release, set()).add(f"{found.file}:{found.line}")
         headers = header_literals(torch_dir)
@@ -793,9 +800,7 @@ def collect(releases: dict[str, Path], cat: catalog_module.Catalog) -> tuple[dic
             template, prefix = cpp_template(text)
             template = collapsed.get(text, template)
             _, line, exception = headers.get(text, (file, None, None))
-            message = messages.setdefault(
-                ("c++", template), Message(template, "c++", exception, prefix)
-            )
+            message = messages.setdefault(template, Message(template, "c++", exception, prefix))
             message.exception = message.exception or exception
             where = file if line is None else f"{file}:{line}"
             message.locations.setdefault(release, set()).add(where)
