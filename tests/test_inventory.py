@@ -30,7 +30,8 @@ TORCH = Path(torch.__file__).parent
 
 def _load_tool():
     spec = importlib.util.spec_from_file_location("inventory", REPO / "tools" / "inventory.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["inventory"] = module
     spec.loader.exec_module(module)
@@ -93,16 +94,15 @@ def _wording_texts(entry_id: str, variant: str) -> list[str]:
     return ["".join(text.split()) for text in texts]
 
 
-@pytest.mark.parametrize(
-    "record", [r for r in RECORDS if r["covered_by"]], ids=lambda r: r["id"]
-)
+@pytest.mark.parametrize("record", [r for r in RECORDS if r["covered_by"]], ids=lambda r: r["id"])
 def test_every_covered_message_is_matched_by_its_entry(record):
     """What the inventory says an entry covers, the catalog agrees with now: the project's
     matcher finds the entry's wording in the message (forward), or the message is found in the
     wording (reverse), as each record says."""
-    found = {(m.entry.id, m.wording.variant) for m in find_matches(
-        inventory.render(record["template"]), CATALOG
-    )}
+    found = {
+        (m.entry.id, m.wording.variant)
+        for m in find_matches(inventory.render(record["template"]), CATALOG)
+    }
     pattern = inventory.reverse_pattern(record["template"])
     for cover in record["covered_by"]:
         key = (cover["entry"], cover["wording"])
@@ -129,12 +129,13 @@ def test_records_are_well_formed_and_in_a_stable_order():
     assert set(MESSAGES["releases"]) == {"2.13.0", "2.15.0"}
     ids = [record["id"] for record in RECORDS]
     assert len(ids) == len(set(ids))
-    assert RECORDS == sorted(RECORDS, key=_order)
+    assert sorted(RECORDS, key=_order) == RECORDS
     for record in RECORDS:
         assert record["id"] == inventory.message_id(record["template"])
         assert record["source"] in ("python", "c++")
-        assert set(record["locations"]) <= {"2.13.0", "2.15.0"} and record["locations"]
-        for where in sum(record["locations"].values(), []):
+        assert record["locations"]
+        assert set(record["locations"]) <= {"2.13.0", "2.15.0"}
+        for where in [w for ws in record["locations"].values() for w in ws]:
             file, _, line = where.partition(":")
             assert file.startswith(("torch/", "c10/", "aten/")), where
             assert not line or line.isdigit(), where
@@ -184,7 +185,8 @@ def _targets():
 
 def test_counts_are_well_formed():
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", COUNTS["date"])
-    assert COUNTS["method"] and COUNTS["queries"]
+    assert COUNTS["method"]
+    assert COUNTS["queries"]
     targets = _targets()
     queries = [q["query"] for q in COUNTS["queries"]]
     assert len(queries) == len(set(queries)), "a query is kept once"
@@ -198,7 +200,8 @@ def test_counts_are_well_formed():
             for target in quoted:
                 assert target in BY_ID or target in targets, (url, target)
     for family, ids in COUNTS["families"].items():
-        assert family and ids
+        assert family
+        assert ids
         assert all(i in BY_ID for i in ids), family
 
 
@@ -266,8 +269,11 @@ def test_a_message_built_by_a_helper_function():
     visitor = inventory._Messages("torch/autograd/gradcheck.py", module)
     visitor.visit(module)
     jacobian = [f for f in visitor.found if "mismatch for output" in f.template]
-    assert jacobian and jacobian[0].exception == "GradcheckError"
-    assert re.search(r"Jacobian \{\w+:\w+\}mismatch for output \{output_idx:\w+\}", jacobian[0].template)
+    assert jacobian
+    assert jacobian[0].exception == "GradcheckError"
+    assert re.search(
+        r"Jacobian \{\w+:\w+\}mismatch for output \{output_idx:\w+\}", jacobian[0].template
+    )
 
 
 def test_ddps_log_and_throw():
@@ -310,13 +316,17 @@ def test_header_literals_locate_a_message_and_its_macro():
     file, line, exception = literals["Inference tensors do not track version counter."]
     assert file == "c10/core/TensorImpl.h"
     header = (TORCH / "include" / file).read_text(encoding="utf-8").splitlines()
-    assert "Inference tensors do not track version counter." in " ".join(header[line - 1 : line + 1])
+    assert "Inference tensors do not track version counter." in " ".join(
+        header[line - 1 : line + 1]
+    )
     assert exception == "RuntimeError"
 
 
 def test_library_strings_and_what_reads_as_a_message():
     strings = set(inventory.rodata_strings(TORCH / "lib" / "libc10.so"))
-    piece = next(s for s in strings if s.startswith("is not allowed on a Tensor created from .data"))
+    piece = next(
+        s for s in strings if s.startswith("is not allowed on a Tensor created from .data")
+    )
     assert inventory.is_message(piece)
     assert not inventory.is_message("celu_(Tensor input, Scalar alpha=1.0)")
     assert not inventory.is_message("torch/csrc/autograd/engine.cpp")
@@ -324,7 +334,8 @@ def test_library_strings_and_what_reads_as_a_message():
         "one of the variables needed for gradient computation has been modified by an inplace "
         "operation: ["
     )
-    assert prefix and template.endswith("operation: [")
+    assert prefix
+    assert template.endswith("operation: [")
     template, prefix = inventory.cpp_template(
         "save_for_backward can only save variables, but argument {} is of type {}"
     )
@@ -351,14 +362,21 @@ def test_one_message_per_operator_becomes_one_template():
 
 def test_the_tool_refuses_a_missing_torch_in_one_line(tmp_path):
     run = subprocess.run(
-        [sys.executable, str(REPO / "tools" / "inventory.py"), "--torch", f"2.13.0={tmp_path}",
-         "--out", str(tmp_path / "out")],
+        [
+            sys.executable,
+            str(REPO / "tools" / "inventory.py"),
+            "--torch",
+            f"2.13.0={tmp_path}",
+            "--out",
+            str(tmp_path / "out"),
+        ],
         capture_output=True,
         text=True,
         check=False,
     )
     assert run.returncode == 2
-    assert run.stderr.strip().count("\n") == 0 and "no torch package" in run.stderr
+    assert run.stderr.strip().count("\n") == 0
+    assert "no torch package" in run.stderr
     assert not (tmp_path / "out").exists()
 
 
@@ -414,8 +432,9 @@ def test_the_chinese_coverage_page(tmp_path):
     page = _build(tmp_path, "zh_CN")
     assert "覆盖范围：torch 可能抛出的报错" in page
     summary = re.search(r'<p class="autograd-coverage-summary">(.*?)</p>', page, re.S)
-    assert summary is not None and f"{len(RECORDS)} 条报错信息" in summary.group(1)
-    assert "<th class=\"head\"><p>条目</p></th>" in page
+    assert summary is not None
+    assert f"{len(RECORDS)} 条报错信息" in summary.group(1)
+    assert '<th class="head"><p>条目</p></th>' in page
     assert "This reference has a limit" not in page
 
 

@@ -337,7 +337,7 @@ class _Messages(ast.NodeVisitor):
         self.generic_visit(node)
         self._scopes.pop()
 
-    visit_AsyncFunctionDef = visit_FunctionDef  # noqa: N815
+    visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
@@ -426,9 +426,7 @@ class _Messages(ast.NodeVisitor):
             right = self._parts(node.right, depth + 1)
             if left is None and right is None:
                 return None
-            return (left or [Hole(hole_name(node.left))]) + (
-                right or [Hole(hole_name(node.right))]
-            )
+            return (left or [Hole(hole_name(node.left))]) + (right or [Hole(hole_name(node.right))])
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             left = self._parts(node.left, depth + 1)
             if left is None or len(left) != 1 or not isinstance(left[0], str):
@@ -460,8 +458,9 @@ class _Messages(ast.NodeVisitor):
             return self._parts(node.args[0], depth + 1) if node.args else None
         return None
 
-
-    def _returned(self, function: ast.FunctionDef | ast.AsyncFunctionDef, depth: int) -> Parts | None:
+    def _returned(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef, depth: int
+    ) -> Parts | None:
         """The message a function returns, read in its own scope."""
         returns = [
             n for n in ast.walk(function) if isinstance(n, ast.Return) and n.value is not None

@@ -305,7 +305,6 @@ STRINGS: dict[str, dict[str, str]] = {
             "个公开讨论帖中的 {percent}%（统计于 {date}）。"
         ),
     },
-    "coverage.releases": {"en": "torch {releases}", "zh_CN": "torch {releases}"},
     "coverage.message": {"en": "Message", "zh_CN": "报错信息"},
     "coverage.entry": {"en": "Entry", "zh_CN": "条目"},
     "coverage.threads": {"en": "Threads", "zh_CN": "讨论帖"},

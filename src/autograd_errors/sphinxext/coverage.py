@@ -42,8 +42,8 @@ class Summary:
         self.entries = len({c["entry"] for r in records for c in r["covered_by"]})
         # A thread may quote several messages (a message's C++ pieces, two messages in one
         # traceback): the share is of the counts, message by message, as the data keeps them.
-        self.counted_threads = sum(r["threads"] or 0 for r in records)
-        self.covered_threads = sum(r["threads"] or 0 for r in records if r["covered_by"])
+        self.counted_threads: int = sum(int(r["threads"] or 0) for r in records)
+        self.covered_threads: int = sum(int(r["threads"] or 0) for r in records if r["covered_by"])
 
     @property
     def percent(self) -> int:
@@ -97,7 +97,7 @@ class CoverageDirective(SphinxDirective):
                     "coverage.summary",
                     language,
                     messages=summary.messages,
-                    releases=ui("coverage.releases", language, releases=", ".join(releases)),
+                    releases="torch " + ", ".join(releases),
                     covered=summary.covered,
                     entries=summary.entries,
                     percent=summary.percent,
