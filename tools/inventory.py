@@ -972,7 +972,13 @@ def main(argv: list[str] | None = None) -> int:
         + ", ".join(f"{r}={p}" for r, p in DEFAULT_TORCH.items())
         + ")",
     )
-    parser.add_argument("--out", type=Path, default=REPO / "data" / "inventory")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=REPO / "data" / "inventory",
+        help="where messages.json and ranking.json go, and counts.json is read (default: "
+        "data/inventory)",
+    )
     args = parser.parse_args(argv)
     releases = dict(DEFAULT_TORCH)
     if args.torch:

@@ -84,7 +84,7 @@ class CoverageDirective(SphinxDirective):
         return "zh_CN" if language.startswith("zh") else "en"
 
     def run(self) -> list[nodes.Node]:
-        path = Path(self.env.app.confdir) / getattr(self.config, INVENTORY_SETTING)
+        path = Path(getattr(self.config, INVENTORY_SETTING))
         self.env.note_dependency(str(path))
         inventory = read_inventory(path)
         records: list[dict[str, Any]] = inventory["messages"]
@@ -180,7 +180,13 @@ def _row(cells: list[nodes.Node]) -> nodes.row:
     return row
 
 
+def _resolve_inventory(app: Sphinx, config: Any) -> None:
+    """The inventory's path, relative to the configuration directory, made absolute once."""
+    setattr(config, INVENTORY_SETTING, str(Path(app.confdir) / getattr(config, INVENTORY_SETTING)))
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value(INVENTORY_SETTING, DEFAULT_INVENTORY, "env", types=frozenset({str}))
+    app.connect("config-inited", _resolve_inventory)
     app.add_directive("autograd-coverage", CoverageDirective)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
