@@ -292,6 +292,25 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Show or hide the pages of {section}",
         "zh_CN": "显示或隐藏“{section}”中的页面",
     },
+    # The coverage page (sphinxext/coverage.py).
+    "coverage.summary": {
+        "en": (
+            "Of {messages} messages torch raises or warns in the autograd area ({releases}), "
+            "{covered} have an entry ({entries} entries cover them), and those cover {percent}% "
+            "of the {threads} public threads counted ({date})."
+        ),
+        "zh_CN": (
+            "torch 在自动求导（autograd）范围内抛出或警告的 {messages} 条报错信息中（{releases}），"
+            "{covered} 条有条目（由 {entries} 个条目覆盖），它们覆盖了统计到的 {threads} "
+            "个公开讨论帖中的 {percent}%（统计于 {date}）。"
+        ),
+    },
+    "coverage.message": {"en": "Message", "zh_CN": "报错信息"},
+    "coverage.entry": {"en": "Entry", "zh_CN": "条目"},
+    "coverage.threads": {"en": "Threads", "zh_CN": "讨论帖"},
+    "coverage.location": {"en": "Raised at", "zh_CN": "抛出位置"},
+    "coverage.none": {"en": "none", "zh_CN": "无"},
+    "coverage.only": {"en": "(torch {release} only)", "zh_CN": "（仅 torch {release}）"},
 }
 
 

@@ -47,6 +47,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     mathml.setup(app)
     pages.setup(app)
     languages.setup(app)
+    app.setup_extension("autograd_errors.sphinxext.coverage")  # the coverage page
     app.add_js_file(assets.STRINGS_JS)
     app.add_js_file("autograd-matcher.js")
     app.add_js_file("autograd-ui.js")
