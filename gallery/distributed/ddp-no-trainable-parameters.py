@@ -173,7 +173,9 @@ wrapped = DistributedDataParallel(model)  # fix: nothing-unfrozen
 wrapped(batch).sum().backward()
 hidden = [model[0](batch_of(rank)).detach() for rank in range(2)]
 torch.testing.assert_close(model[1].bias.grad, torch.full((2,), 3.0))
-torch.testing.assert_close(model[1].weight.grad, (hidden[0].sum(0) + hidden[1].sum(0)).expand(2, 4) / 2)
+torch.testing.assert_close(
+    model[1].weight.grad, (hidden[0].sum(0) + hidden[1].sum(0)).expand(2, 4) / 2
+)
 assert model[0].weight.grad is None
 
 # %%

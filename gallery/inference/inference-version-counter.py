@@ -130,10 +130,13 @@ torch.testing.assert_close(ordinary, decoded)
 # Re-wrap the subclass outside inference mode (where it was made), or, inside an inference
 # block, leave inference mode for the re-wrapping with ``torch.inference_mode(False)``:
 
-with torch.inference_mode():
+with torch.inference_mode():  # serving a request
+    request = torch.randn(2, 2)
     with torch.inference_mode(False):  # fix: subclass-rewrapped
         param = torch.nn.Parameter(weight, requires_grad=False)  # fix: subclass-rewrapped
-assert isinstance(param, Packed) and not param.is_inference()
+assert isinstance(param, Packed)
+assert not param.is_inference()
+assert request.is_inference()
 torch.testing.assert_close(param._data, weight._data)
 
 # %%

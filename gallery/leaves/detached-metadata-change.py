@@ -89,7 +89,8 @@ torch.testing.assert_close(cell.weight.grad, torch.full((3, 3), 2.0))
 noise = torch.rand(1, 1, 4, 4)
 net_input = noise.detach()
 net_input.squeeze_()  # cause: view-op-on-detached
-assert net_input.shape == (4, 4) and noise.shape == (1, 1, 4, 4)
+assert net_input.shape == (4, 4)
+assert noise.shape == (1, 1, 4, 4)
 
 # %%
 # Out of place, the intent reads plainly and works on every release:
