@@ -169,8 +169,8 @@ torch.testing.assert_close(block[0].bias.grad, expected_bias_grad)
 # Fix 3: the library's own option
 # -------------------------------
 # Libraries that checkpoint for you take the argument through their own settings; in Hugging
-# Face ``transformers`` it is ``model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=
-# {"use_reentrant": False})`` (or ``TrainingArguments(gradient_checkpointing_kwargs=...)``).
+# Face ``transformers`` it is ``gradient_checkpointing_kwargs={"use_reentrant": False}``, given
+# to ``model.gradient_checkpointing_enable(...)`` or to ``TrainingArguments(...)``.
 # Where a library has no such option yet, the warning is harmless: filter it by its message
 # (it is a ``UserWarning`` from ``torch.utils.checkpoint``) until the library is updated.
 
