@@ -183,9 +183,14 @@ def judge(
                 "the script failed outside its repros:\n" + (observation.crash or ""),
             )
         )
+    retired_here = (
+        entry.retired is not None
+        and release is not None
+        and parse_release(release) > parse_release(entry.retired.last_release)
+    )
     for line in observation.silent_repros:
-        if any(block.lineno == line for block in elsewhere):
-            continue
+        if retired_here or any(block.lineno == line for block in elsewhere):
+            continue  # a cause of other releases; a retired message's repro after its last one
         verdicts.append(
             (Status.NO_ERROR, "", f"the repro in the try block at line {line} raised nothing")
         )
@@ -303,12 +308,7 @@ def _cause_verdicts(
                 verdicts.append((Status.UNTESTED, "", detail))
                 continue
             if is_cause and not _applies(cause, release):
-                detail = (
-                    f"{what} holds for {cause.releases.describe()}, not for torch {release}: "
-                    "its trigger ran, and was not judged"
-                )
-                verdicts.append((Status.NOT_APPLICABLE, "", detail))
-                continue
+                continue  # it ran on a release it does not hold for: what it raised is not judged
             for line in ran:
                 block = _enclosing_block(blocks, line)
                 if not is_cause and isinstance(block, ast.Try):
