@@ -100,6 +100,70 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# The same GAN under ``DistributedDataParallel``, up to torch 2.11: the discriminator, with a
+# ``BatchNorm`` layer, runs on the real batch and then on the fake one before a single
+# ``backward()``. Before every forward pass DDP copies rank 0's buffers (BatchNorm's running
+# mean and variance) into every rank's module, in place (``broadcast_buffers=True``, the
+# default), and the first pass had saved them: the second copy bumps their version. The saved
+# tensor is a leaf, so the message has no "output 0 of". The same code runs without DDP, and
+# on torch 2.12 and later, whose broadcast keeps the buffers' version counters
+# (`PR #175851 <https://github.com/pytorch/pytorch/pull/175851>`__). It takes more than one
+# process: here two ``gloo`` ranks on this machine, forked (on a cluster, ``torchrun``).
+
+import os
+import tempfile
+
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch.nn.parallel import DistributedDataParallel
+
+
+def make_discriminator() -> nn.Sequential:
+    torch.manual_seed(0)  # the same weights on every rank, and in the reference copy
+    return nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 1))
+
+
+def discriminator_loss(
+    discriminator: nn.Module, real: torch.Tensor, fake: torch.Tensor, one_forward_pass: bool
+) -> torch.Tensor:
+    if one_forward_pass:
+        scores = discriminator(torch.cat([real, fake]))  # one pass, one buffer broadcast
+        return scores[: len(real)].mean() - scores[len(real) :].mean()
+    return discriminator(real).mean() - discriminator(fake).mean()  # two passes
+
+
+def discriminator_step(
+    rank: int, init_file: str, broadcast_buffers: bool, one_forward_pass: bool
+) -> None:
+    dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=2)
+    discriminator = DistributedDataParallel(
+        make_discriminator(), broadcast_buffers=broadcast_buffers
+    )
+    real, fake = torch.randn(6, 3), torch.randn(6, 3)  # the same batch on both ranks
+    discriminator_loss(discriminator, real, fake, one_forward_pass).backward()
+    # Both ranks computed the same gradient, so DDP's average is that of one process:
+    reference = make_discriminator()
+    discriminator_loss(reference, real, fake, one_forward_pass).backward()
+    for ours, expected in zip(
+        discriminator.module.parameters(), reference.parameters(), strict=True
+    ):
+        torch.testing.assert_close(ours.grad, expected.grad)
+    dist.destroy_process_group()
+
+
+def on_two_ranks(broadcast_buffers: bool, one_forward_pass: bool) -> None:
+    """Run ``discriminator_step`` in two processes; an error in either is raised here."""
+    init_file = os.path.join(tempfile.mkdtemp(), "init")
+    arguments = (init_file, broadcast_buffers, one_forward_pass)
+    mp.start_processes(discriminator_step, args=arguments, nprocs=2, start_method="fork")
+
+
+try:
+    on_two_ranks(broadcast_buffers=True, one_forward_pass=False)  # cause: ddp-broadcast-buffers
+except Exception as error:  # the ranks' RuntimeError, as torch.multiprocessing reports it
+    print(f"{type(error).__name__}: {str(error).strip().splitlines()[-1]}")
+
+# %%
 # A loop that writes each step into a preallocated tensor and reads the previous step from it.
 # ``h[t - 1] @ W`` saves the row ``h[t - 1]`` (to compute the gradient of ``W``); writing
 # ``h[t]`` bumps the version counter that all rows share with ``h``:
@@ -196,6 +260,17 @@ expected = torch.autograd.grad(
 for parameter, grad in zip(generator.parameters(), expected, strict=True):
     torch.testing.assert_close(parameter.grad, grad)
 print("generator's last bias grad:", generator[2].bias.grad)
+
+# %%
+# Under DDP: one forward pass over real and fake together, one broadcast (the BatchNorm
+# statistics of that pass then cover both halves); or no broadcast before each forward pass,
+# ``broadcast_buffers=False`` (from torch 2.13, ``forward_sync_buffers=False``), each rank
+# keeping its own running statistics. ``nn.SyncBatchNorm`` also avoids it, on GPUs only. The
+# gradients are checked, in each rank, against the same loss without DDP:
+
+on_two_ranks(broadcast_buffers=True, one_forward_pass=True)  # fix: ddp-broadcast-buffers
+on_two_ranks(broadcast_buffers=False, one_forward_pass=False)  # fix: ddp-broadcast-buffers
+print("two ranks, one backward each: gradients as without DDP")
 
 # %%
 # For the loop, collect the steps in a list and stack them once: every step is a new tensor,
