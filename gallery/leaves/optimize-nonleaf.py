@@ -72,6 +72,21 @@ except ValueError as error:
     print(f"ValueError: {error}")
 
 # %%
+# Unlike a copy, the slice shares the table's storage: an update written into it lands in the
+# table. What it lacks is a gradient: it is not a leaf, and backward fills ``table.grad`` only.
+
+before = table.detach().clone()
+rows = table[:2]
+with torch.no_grad():
+    rows.sub_(1.0)
+torch.testing.assert_close(table.detach()[:2], before[:2] - 1.0)
+table.sum().backward()
+print("rows.is_leaf:", rows.is_leaf, " table.grad[0]:", table.grad[0])
+assert not rows.is_leaf
+torch.testing.assert_close(table.grad, torch.ones(5, 3))
+table.grad = None
+
+# %%
 # Fix 2: make the trained part a leaf of its own
 # ----------------------------------------------
 # Keep the frozen rows as a constant, train a leaf holding the two rows, and assemble the table
