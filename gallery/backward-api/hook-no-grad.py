@@ -88,10 +88,11 @@ try:
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
-try:
-    model[0].weight.register_post_accumulate_grad_hook(lambda parameter: None)
-except RuntimeError as error:
-    print(f"RuntimeError: {error}")
+if hasattr(torch.Tensor, "register_post_accumulate_grad_hook"):  # torch 2.1 and later
+    try:
+        model[0].weight.register_post_accumulate_grad_hook(lambda parameter: None)
+    except RuntimeError as error:
+        print(f"RuntimeError: {error}")
 
 # %%
 # Fix 1: run the forward pass with grad enabled
