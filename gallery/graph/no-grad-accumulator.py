@@ -70,7 +70,7 @@ except RuntimeError as error:
 
 x = torch.ones(3, requires_grad=True)
 try:
-    with torch.autograd.graph.save_on_cpu():
+    with torch.autograd.graph.save_on_cpu():  # cause: captured-leaf-offload
         out = ScaleByWeight.apply(x)  # cause: captured-leaf-offload
     out.sum().backward()  # cause: captured-leaf-offload
     torch.testing.assert_close(x.grad, weight.detach())
@@ -80,9 +80,10 @@ except RuntimeError as error:
 # %%
 # And for hooks of your own, here ones that save a copy of each tensor:
 
+copy, keep = (lambda t: t.clone()), (lambda t: t)
 x = torch.ones(3, requires_grad=True)
 try:
-    with torch.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
+    with torch.autograd.graph.saved_tensors_hooks(copy, keep):  # cause: captured-leaf-offload
         out = ScaleByWeight.apply(x)  # cause: captured-leaf-offload
     out.sum().backward()  # cause: captured-leaf-offload
     torch.testing.assert_close(x.grad, weight.detach())
@@ -133,7 +134,7 @@ print("x.grad =", x.grad, " weight.grad =", weight.grad)
 
 weight = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 x = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
-with torch.autograd.graph.save_on_cpu():
+with torch.autograd.graph.save_on_cpu():  # fix: captured-leaf-offload
     out = Scale.apply(x, weight)  # fix: captured-leaf-offload
 out.sum().backward()  # fix: captured-leaf-offload
 torch.testing.assert_close(weight.grad, x.detach())
