@@ -15,6 +15,7 @@ change the leaf it came from. The optimizer checks ``is_leaf`` when it is built,
 """
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 w = torch.randn(3, requires_grad=True) * 0.01
@@ -111,8 +112,9 @@ print("trained rows:", trained)
 
 layer = nn.Linear(3, 2)
 raw = nn.Parameter(layer.weight.detach().clone())
-layer._parameters["weight"] = nn.functional.dropout(raw, p=0.5, training=False) * 1.0
 try:
+    dropped = nn.functional.dropout(raw, p=0.5, training=False) * 1.0
+    layer._parameters["weight"] = dropped  # cause: computed-weight-in-parameters
     torch.optim.SGD(layer.parameters(), lr=0.1)  # cause: computed-weight-in-parameters
 except ValueError as error:
     print(f"ValueError: {error}")
@@ -132,7 +134,9 @@ class WeightDropLinear(nn.Module):
         self.p = p
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        weight = nn.functional.dropout(self.raw_weight, self.p, self.training)
+        weight = F.dropout(
+            self.raw_weight, self.p, self.training
+        )  # fix: computed-weight-in-parameters
         return nn.functional.linear(x, weight, self.bias)
 
 
