@@ -98,9 +98,9 @@ except RuntimeError as error:
 layer = torch.nn.Linear(3, 1)
 running_mean = torch.zeros(())
 try:
-    for _ in range(2):
-        out = layer(torch.randn(4, 3))
-        running_mean = 0.9 * running_mean + 0.1 * out.mean()
+    for _ in range(2):  # cause: carried-state
+        out = layer(torch.randn(4, 3))  # cause: carried-state
+        running_mean = 0.9 * running_mean + 0.1 * out.mean()  # cause: carried-state
         (out.pow(2).mean() + running_mean).backward()  # cause: carried-state
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -157,8 +157,8 @@ except RuntimeError as error:
 x = torch.randn(3, requires_grad=True)
 shared = torch.sin(x)
 loss_a, loss_b = shared.sum(), (shared**2).sum()
-loss_a.backward()
 try:
+    loss_a.backward()  # cause: shared-trunk
     loss_b.backward()  # cause: shared-trunk
 except RuntimeError as error:
     print(f"RuntimeError: {error}")

@@ -135,6 +135,9 @@ def discriminator_loss(
 def discriminator_step(
     rank: int, init_file: str, broadcast_buffers: bool, one_forward_pass: bool
 ) -> None:
+    # A forked process must not use the OpenMP threads it inherited from its parent: one thread
+    # each (on a cluster each rank is a process of its own, started by torchrun).
+    torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=2)
     discriminator = DistributedDataParallel(
         make_discriminator(), broadcast_buffers=broadcast_buffers
@@ -172,7 +175,7 @@ W = torch.randn(3, 3, requires_grad=True)
 h = torch.zeros(4, 3)
 h[0] = torch.tensor([0.1, 0.2, 0.3])
 try:
-    for t in range(1, 4):
+    for t in range(1, 4):  # cause: loop-writes-buffer
         h[t] = torch.tanh(h[t - 1] @ W)  # cause: loop-writes-buffer
     h.sum().backward()
 except RuntimeError as error:
@@ -287,7 +290,7 @@ def unrolled(weight: torch.Tensor) -> torch.Tensor:
 
 W = torch.randn(3, 3, dtype=torch.float64, requires_grad=True)
 steps = [torch.tensor([0.1, 0.2, 0.3], dtype=torch.float64)]  # fix: loop-writes-buffer
-for _ in range(1, 4):
+for _ in range(1, 4):  # fix: loop-writes-buffer
     steps.append(torch.tanh(steps[-1] @ W))  # fix: loop-writes-buffer
 h = torch.stack(steps)  # fix: loop-writes-buffer
 h.sum().backward()
