@@ -54,7 +54,8 @@ with warnings.catch_warnings(record=True) as caught:
     torch.autograd.set_detect_anomaly(False)
 print("warnings from set_detect_anomaly(True):", [str(w.message) for w in caught])
 assert caught == []
-#
+
+# %%
 # What anomaly mode costs
 # -----------------------
 # Every backward function's output is checked, and every forward operation records a stack
