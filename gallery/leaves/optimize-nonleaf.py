@@ -10,8 +10,10 @@ What an optimizer needs
 ``optimizer.step()`` changes its tensors in place, by their ``.grad``. ``backward()`` fills
 ``.grad`` only for leaves: tensors you created, such as ``nn.Parameter`` s. A tensor computed
 from a leaf (scaled, moved to another device or dtype, sliced) is an interior node of the graph:
-``backward()`` passes through it without storing its gradient, and writing into it would not
-change the leaf it came from. The optimizer checks ``is_leaf`` when it is built, and refuses.
+``backward()`` passes through it without storing its gradient, so the optimizer would never
+move it; writing into a copy would not change the leaf it came from either (a slice is a view,
+whose updates do land in the leaf). The optimizer checks ``is_leaf`` when it is built, and
+refuses.
 """
 
 import torch
