@@ -26,8 +26,9 @@ print("x.grad =", x.grad)
 # The repro
 # ---------
 # Under anomaly detection, autograd checks every backward function's output for NaN and raises
-# at the first one, naming it. It also warns that anomaly mode is on, and, when a backward
-# function fails, shows the traceback of the forward operation that created it:
+# at the first one, naming it. The ``detect_anomaly()`` context manager also warns that anomaly
+# mode is on, and, when a backward function fails, anomaly mode shows the traceback of the
+# forward operation that created it:
 
 x = torch.tensor([0.0, 1.0, 1.0, 1.0, 1.0], requires_grad=True)
 with warnings.catch_warnings(record=True) as caught:
@@ -44,8 +45,17 @@ for warning in caught:
 # %%
 # ``DivBackward0`` is the backward of the division; its output 1 is the gradient with respect
 # to the divisor. ``torch.autograd.set_detect_anomaly(True)`` switches the same checks on for
-# the rest of the program, and ``set_detect_anomaly(False)`` off again.
-#
+# the rest of the program, and ``set_detect_anomaly(False)`` off again; it warns nothing when
+# it switches them on:
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.autograd.set_detect_anomaly(True)
+    torch.autograd.set_detect_anomaly(False)
+print("warnings from set_detect_anomaly(True):", [str(w.message) for w in caught])
+assert caught == []
+
+# %%
 # What anomaly mode costs
 # -----------------------
 # Every backward function's output is checked, and every forward operation records a stack
@@ -116,6 +126,46 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# Weights that grew too large in earlier steps (a learning rate too high, exploding gradients)
+# overflow the loss to ``inf`` with finite data; its gradient is then infinite, and a matrix
+# product of infinities of both signs gives NaN. The node named, ``AddmmBackward0``, created
+# nothing wrong, and the check of the batch passes:
+
+model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+inputs, targets = torch.randn(8, 3) * 10, torch.randn(8, 1)
+try:
+    optimizer = torch.optim.SGD(model.parameters(), lr=5.0)  # cause: diverged-weights
+    for _step in range(20):  # cause: diverged-weights
+        optimizer.zero_grad()
+        with torch.autograd.detect_anomaly():
+            loss = torch.nn.functional.mse_loss(model(inputs), targets)  # cause: diverged-weights
+            loss.backward()  # cause: diverged-weights
+        optimizer.step()
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+print("batch finite:", torch.isfinite(inputs).all().item(), " loss:", loss.item())
+
+# %%
+# Attention with a row whose keys are all masked: ``masked_fill(mask, float("-inf"))`` over a
+# whole row makes the softmax ``0 / 0``, NaN in the forward pass already, and the backward
+# check names ``SoftmaxBackward0``. (Padding queries in a batch, or a causal mask combined with
+# a padding mask, give such rows. The fused attention kernels of ``scaled_dot_product_attention``
+# have had NaN bugs of their own on GPUs: `#119320
+# <https://github.com/pytorch/pytorch/issues/119320>`__, `#125674
+# <https://github.com/pytorch/pytorch/issues/125674>`__.)
+
+queries = torch.randn(1, 3, 4, requires_grad=True)
+keys, values = torch.randn(1, 3, 4), torch.randn(1, 3, 4)
+allowed = torch.tensor([[True, True, False], [True, False, False], [False, False, False]])
+try:
+    with torch.autograd.detect_anomaly():
+        scores = queries @ keys.transpose(1, 2)
+        scores = scores.masked_fill(~allowed, float("-inf"))  # cause: fully-masked-attention
+        (scores.softmax(-1) @ values).sum().backward()  # cause: fully-masked-attention
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
 # Only NaN is checked: an infinite gradient passes without a word.
 
 big = torch.ones(2, requires_grad=True)
@@ -142,6 +192,42 @@ output.pow(2).mean().backward()
 clean = batch[1]
 expected = 2 * (layer.weight.detach() @ clean + layer.bias.detach()) * clean
 torch.testing.assert_close(layer.weight.grad, expected[None])
+
+# %%
+# The loss was not finite with a finite batch: check the parameters too
+# (``all(torch.isfinite(p).all() for p in model.parameters())``) and the loss at every step,
+# and stop the growth where it starts: a lower learning rate, or gradient clipping. Clipped to
+# norm 1, the same twenty steps stay finite, and each step's gradient norm is at most 1:
+
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=5.0)
+for _step in range(20):
+    optimizer.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(inputs), targets)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)  # fix: diverged-weights
+    clipped = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in model.parameters()]))
+    assert clipped <= 1.0 + 1e-5
+    optimizer.step()
+    assert torch.isfinite(loss)
+assert all(torch.isfinite(p).all() for p in model.parameters())  # fix: diverged-weights
+print("twenty clipped steps, loss", loss.item())
+
+# %%
+# For a fully masked row, fill with the dtype's lowest finite value instead of ``-inf``: the
+# row's softmax is then uniform instead of NaN (drop or ignore that row's output), and the
+# gradient of every row is finite. The rows that have keys get the same gradient as before:
+
+queries.grad = None
+scores = queries @ keys.transpose(1, 2)
+lowest = torch.finfo(scores.dtype).min
+scores = scores.masked_fill(~allowed, lowest)  # fix: fully-masked-attention
+(scores.softmax(-1) @ values)[:, :2].sum().backward()  # fix: fully-masked-attention
+reference = queries.detach().clone().requires_grad_()
+ref_scores = (reference @ keys.transpose(1, 2))[:, :2].masked_fill(~allowed[:2], float("-inf"))
+(ref_scores.softmax(-1) @ values).sum().backward()
+torch.testing.assert_close(queries.grad, reference.grad)
 
 # %%
 # Fix: make the forward computation's gradient defined

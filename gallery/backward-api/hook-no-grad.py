@@ -30,8 +30,8 @@ y.register_hook(lambda grad: print("gradient with respect to y:", grad))
 # ---------
 # A hook on an input batch, which like any data does not require grad:
 
-images = torch.randn(2, 4)
 try:
+    images = torch.randn(2, 4)  # cause: input-without-grad
     images.register_hook(print)  # cause: input-without-grad
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -63,7 +63,7 @@ handle.remove()
 # the code that calls them:
 
 
-@torch.no_grad()
+@torch.no_grad()  # cause: activations-under-no-grad
 def evaluate(model: torch.nn.Module, batch: torch.Tensor) -> torch.Tensor:
     return model(batch)
 
@@ -83,15 +83,16 @@ handle.remove()
 model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
 model[0].requires_grad_(False)
 try:
-    for parameter in model.parameters():
+    for parameter in model.parameters():  # cause: frozen-parameters
         parameter.register_hook(lambda grad: grad.clamp(-0.1, 0.1))  # cause: frozen-parameters
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
-try:
-    model[0].weight.register_post_accumulate_grad_hook(lambda parameter: None)
-except RuntimeError as error:
-    print(f"RuntimeError: {error}")
+if hasattr(torch.Tensor, "register_post_accumulate_grad_hook"):  # torch 2.1 and later
+    try:
+        model[0].weight.register_post_accumulate_grad_hook(lambda parameter: None)
+    except RuntimeError as error:
+        print(f"RuntimeError: {error}")
 
 # %%
 # Fix 1: run the forward pass with grad enabled
@@ -104,8 +105,8 @@ except RuntimeError as error:
 
 @torch.no_grad()
 def explain(model: torch.nn.Module, batch: torch.Tensor) -> None:
-    with torch.enable_grad():  # fixed
-        score = model(batch).sum()  # fixed
+    with torch.enable_grad():  # fixed  # fix: activations-under-no-grad
+        score = model(batch).sum()  # fixed  # fix: activations-under-no-grad
     score.backward()
 
 
@@ -129,8 +130,8 @@ print("activation gradient:\n", activation_grads[0])
 model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
 model[0].requires_grad_(False)
 trainable = [p for p in model.parameters() if p.requires_grad]  # fix: frozen-parameters
-for parameter in trainable:
-    parameter.register_hook(lambda grad: grad.clamp(-0.1, 0.1))
+for parameter in trainable:  # fix: frozen-parameters
+    parameter.register_hook(lambda grad: grad.clamp(-0.1, 0.1))  # fix: frozen-parameters
 batch = torch.randn(2, 4)
 (10 * model(batch)).sum().backward()
 

@@ -24,10 +24,10 @@ from torch import nn
 # Integer targets for a Huber loss: the forward pass gives a float loss, its backward raises.
 
 prediction = torch.tensor([0.5, 1.5, 2.5], requires_grad=True)
-target = torch.tensor([1, 2, 3])  # broken
-loss = F.huber_loss(prediction, target)
-print("loss:", loss)
 try:
+    target = torch.tensor([1, 2, 3])  # broken  # cause: integer-target-regression
+    loss = F.huber_loss(prediction, target)  # cause: integer-target-regression
+    print("loss:", loss)
     loss.backward()  # broken  # cause: integer-target-regression
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -41,10 +41,34 @@ except RuntimeError as error:
 
 prediction = torch.tensor([0.5, 1.5, 2.5], requires_grad=True)
 target = target.to(prediction.dtype)  # fixed  # fix: integer-target-regression
-loss = F.huber_loss(prediction, target)  # fixed
+loss = F.huber_loss(prediction, target)  # fixed  # fix: integer-target-regression
 loss.backward()
 torch.testing.assert_close(prediction.grad, (prediction.detach() - target) / 3)
 print("prediction.grad:", prediction.grad)
+
+# %%
+# ``MSELoss`` up to torch 2.11
+# ----------------------------
+# The classic case: a float64 target from NumPy (or integer targets) for a mean squared error.
+# Up to torch 2.11 its forward pass promotes and its backward raises; torch 2.12 made the
+# backward kernel promote too (`PR #175743 <https://github.com/pytorch/pytorch/pull/175743>`__),
+# so on this page's torch the block below may print nothing.
+
+prediction = torch.tensor([0.5, 1.5, 2.5], requires_grad=True)
+try:
+    target64 = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)  # cause: mse-loss-mixed-dtype
+    F.mse_loss(prediction, target64).backward()  # cause: mse-loss-mixed-dtype
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Converted to the predictions' dtype, the target works on every release: the gradient of
+# ``mean(d**2)`` is ``2 d / n``.
+
+prediction = torch.tensor([0.5, 1.5, 2.5], requires_grad=True)
+target32 = target64.to(prediction.dtype)  # fix: mse-loss-mixed-dtype
+F.mse_loss(prediction, target32).backward()  # fix: mse-loss-mixed-dtype
+torch.testing.assert_close(prediction.grad, 2 * (prediction.detach() - target32) / 3)
 
 # %%
 # Integer labels for a binary cross-entropy
@@ -92,7 +116,7 @@ except RuntimeError as error:
 # ``loss.float()`` would not help: the mismatch is inside the loss's own backward.
 
 target32 = target64.float()  # fix: float64-target
-F.huber_loss(prediction, target32).backward()
+F.huber_loss(prediction, target32).backward()  # fix: float64-target
 torch.testing.assert_close(prediction.grad, (prediction.detach() - target32) / 3)
 
 # %%

@@ -42,16 +42,16 @@ except RuntimeError as error:
 # The same happens to the input batch when its gradient is what you want (a saliency map, an
 # adversarial attack), and to activations computed under ``torch.no_grad()`` in evaluation code:
 
-images = torch.rand(2, 3)
 try:
+    images = torch.rand(2, 3)  # cause: input-without-grad
     images.retain_grad()  # cause: input-without-grad
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 encoder = torch.nn.Linear(3, 2)
-with torch.no_grad():
-    features = encoder(images)
 try:
+    with torch.no_grad():  # cause: activations-without-grad
+        features = encoder(images)  # cause: activations-without-grad
     features.retain_grad()  # cause: activations-without-grad
 except RuntimeError as error:
     print(f"RuntimeError: {error}")

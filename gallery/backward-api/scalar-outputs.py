@@ -20,6 +20,7 @@ how to weigh them.
 """
 
 import torch
+import torch.nn.functional as F
 
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 y = x * x
@@ -45,9 +46,9 @@ except RuntimeError as error:
 
 predictions = torch.randn(4, requires_grad=True)
 targets = torch.randn(4)
-loss = torch.nn.functional.mse_loss(predictions, targets, reduction="none")
-print("loss shape:", tuple(loss.shape))
 try:
+    loss = F.mse_loss(predictions, targets, reduction="none")  # cause: unreduced-loss
+    print("loss shape:", tuple(loss.shape))
     loss.backward()  # cause: unreduced-loss
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -94,7 +95,7 @@ print("predictions.grad =", predictions.grad)
 # Or leave the reduction to the loss function, whose default is the mean:
 
 predictions = torch.randn(4, requires_grad=True)
-loss = torch.nn.functional.mse_loss(predictions, targets)  # fix: unreduced-loss
+loss = F.mse_loss(predictions, targets)  # fix: unreduced-loss
 loss.backward()
 torch.testing.assert_close(predictions.grad, 2 * (predictions.detach() - targets) / 4)
 
@@ -165,8 +166,8 @@ print("Jacobian:\n", jacobian)
 # start ``backward()`` from one (torch 1.13 silently differentiated its real part instead):
 
 z = torch.tensor([1 + 2j, 3 - 1j], requires_grad=True)
-complex_loss = (z * z).sum()
 try:
+    complex_loss = (z * z).sum()  # cause: complex-output
     complex_loss.backward()  # cause: complex-output
 except RuntimeError as error:
     print(f"RuntimeError: {error}")

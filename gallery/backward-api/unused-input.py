@@ -69,8 +69,8 @@ except RuntimeError as error:
 # In a real MAML step the outer loss is computed on the task's query set, with the same mistake:
 
 query = torch.randn(4, 3)
-query_loss = model(query).pow(2).mean()
 try:
+    query_loss = model(query).pow(2).mean()  # cause: maml-fast-weights
     torch.autograd.grad(query_loss, [fast_weight, fast_bias])  # cause: maml-fast-weights
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -143,7 +143,8 @@ inner_loss = model(data).pow(2).mean()
 grads = torch.autograd.grad(inner_loss, list(model.parameters()), create_graph=True)
 fast_weight, fast_bias = (p - 0.1 * g for p, g in zip(model.parameters(), grads, strict=True))
 fast = {"weight": fast_weight, "bias": fast_bias}  # fix: maml-fast-weights
-outer_loss = torch.func.functional_call(model, fast, (data,)).pow(2).mean()  # fixed
+outer_out = torch.func.functional_call(model, fast, (data,))  # fixed  # fix: maml-fast-weights
+outer_loss = outer_out.pow(2).mean()
 grad_weight, grad_bias = torch.autograd.grad(outer_loss, [fast_weight, fast_bias])  # fixed
 
 out = data @ fast_weight.detach().T + fast_bias.detach()

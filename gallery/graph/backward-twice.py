@@ -36,34 +36,58 @@ except RuntimeError as error:
 
 # %%
 # Zeroing the gradients does not help: the missing piece is the saved tensors, not ``.grad``.
-#
+# Only nodes that saved tensors fail: a graph of operations that save nothing (an addition, a
+# sum) can be walked twice, without an error, and its gradients silently add up. A toy graph
+# that "works" twice proves nothing about a real one:
+
+x = torch.ones(3, requires_grad=True)
+y = (x + 1).sum()
+y.backward()
+y.backward()  # no error: neither + 1 nor sum saved a tensor
+print("x.grad after two backward calls:", x.grad)
+torch.testing.assert_close(x.grad, torch.full((3,), 2.0))
+
+# %%
 # The common causes
 # -----------------
-# State carried across steps. A recurrent cell that keeps its hidden state between steps as
-# ``self.hx = out``: the first step's backward works, and the second step's graph reaches back,
-# through ``self.hx``, into the first step's graph, whose saved tensors are already freed.
+# State carried across steps. A recurrent cell whose hidden state is passed from one step to
+# the next: the first step's backward works, and the second step's graph reaches back, through
+# the carried ``hx``, into the first step's graph, whose saved tensors are already freed.
 
 
 class Cell(torch.nn.Module):
-    def __init__(self, size: int, carry_graph: bool) -> None:
+    def __init__(self, size: int) -> None:
         super().__init__()
         self.W_ih = torch.nn.Parameter(torch.randn(size, size) * 0.1)
         self.W_hh = torch.nn.Parameter(torch.randn(size, size) * 0.1)
-        self.hx = torch.zeros(1, size)
-        self.carry_graph = carry_graph
 
-    def forward(self, x_t: torch.Tensor) -> torch.Tensor:
-        out = torch.tanh(x_t @ self.W_ih + self.hx @ self.W_hh)
-        self.hx = out if self.carry_graph else out.detach()
-        return out
+    def forward(self, x_t: torch.Tensor, hx: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(x_t @ self.W_ih + hx @ self.W_hh)
 
 
-cell = Cell(4, carry_graph=True)
+cell = Cell(4)
+hx = torch.zeros(1, 4)
 try:
-    for step in range(2):
-        loss = cell(torch.randn(1, 4)).sum()
-        loss.backward()  # cause: carried-state
+    for step in range(2):  # cause: carried-state
+        hx = cell(torch.randn(1, 4), hx)  # cause: carried-state
+        hx.sum().backward()  # cause: carried-state
         print(f"step {step}: backward ran")
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# The same with ``nn.LSTM`` (or ``nn.GRU``) fed chunk after chunk of a long sequence (a
+# language model trained with truncated backpropagation): ``state`` is the LSTM's ``(h, c)``
+# tuple from the previous chunk.
+
+torch.manual_seed(0)
+lstm = torch.nn.LSTM(input_size=3, hidden_size=4, batch_first=True)
+chunks = torch.randn(2, 1, 5, 3)  # two chunks of five steps, batch of one
+state = None
+try:
+    for chunk in chunks:  # cause: carried-state
+        output, state = lstm(chunk, state)  # cause: carried-state
+        output.pow(2).mean().backward()  # cause: carried-state
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -74,9 +98,9 @@ except RuntimeError as error:
 layer = torch.nn.Linear(3, 1)
 running_mean = torch.zeros(())
 try:
-    for _ in range(2):
-        out = layer(torch.randn(4, 3))
-        running_mean = 0.9 * running_mean + 0.1 * out.mean()
+    for _ in range(2):  # cause: carried-state
+        out = layer(torch.randn(4, 3))  # cause: carried-state
+        running_mean = 0.9 * running_mean + 0.1 * out.mean()  # cause: carried-state
         (out.pow(2).mean() + running_mean).backward()  # cause: carried-state
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -91,10 +115,11 @@ discriminator = torch.nn.Linear(3, 1)
 real = torch.randn(4, 3)
 criterion = torch.nn.BCEWithLogitsLoss()
 ones, zeros = torch.ones(4, 1), torch.zeros(4, 1)
-fake = generator(torch.randn(4, 2))
-d_loss = criterion(discriminator(real), ones) + criterion(discriminator(fake), zeros)
-d_loss.backward()
 try:
+    fake = generator(torch.randn(4, 2))
+    fake_score = discriminator(fake)  # cause: gan-not-detached
+    d_loss = criterion(discriminator(real), ones) + criterion(fake_score, zeros)
+    d_loss.backward()
     g_loss = criterion(discriminator(fake), ones)
     g_loss.backward()  # cause: gan-not-detached
 except RuntimeError as error:
@@ -105,10 +130,10 @@ except RuntimeError as error:
 # first iteration's backward frees the graph behind it.
 
 weight = torch.randn(3, 3, requires_grad=True)
-normalized = weight / weight.norm()  # computed once
 try:
-    for _ in range(2):
-        loss = (torch.randn(5, 3) @ normalized).pow(2).sum()
+    normalized = weight / weight.norm()  # cause: computed-before-loop
+    for _ in range(2):  # cause: computed-before-loop
+        loss = (torch.randn(5, 3) @ normalized).pow(2).sum()  # cause: computed-before-loop
         loss.backward()  # cause: computed-before-loop
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -121,7 +146,7 @@ total = torch.zeros(())
 try:
     for _ in range(2):
         loss = (torch.randn(5, 3) @ weight).pow(2).mean()
-        total = total + loss
+        total = total + loss  # cause: accumulated-loss
         total.backward()  # cause: accumulated-loss
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -132,8 +157,8 @@ except RuntimeError as error:
 x = torch.randn(3, requires_grad=True)
 shared = torch.sin(x)
 loss_a, loss_b = shared.sum(), (shared**2).sum()
-loss_a.backward()
 try:
+    loss_a.backward()  # cause: shared-trunk
     loss_b.backward()  # cause: shared-trunk
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -155,21 +180,42 @@ print("x.grad =", x.grad)
 # %%
 # Fix 2: detach what carries over
 # -------------------------------
-# For the recurrent cell, carry ``out.detach()``: each step's graph starts at the carried value
-# (truncated backpropagation through time, one step long). Check one step's gradient against
+# For the recurrent cell, carry ``hx.detach()``: each step's graph starts at the carried value
+# (truncated backpropagation through time, one step long). Check each step's gradient against
 # ``torch.autograd.grad`` on a graph built from the same values:
 
-cell = Cell(4, carry_graph=False)
+cell = Cell(4)
+hx = torch.zeros(1, 4)
 for _ in range(3):
     cell.zero_grad()
     x_t = torch.randn(1, 4)
-    hx = cell.hx.clone()
-    loss = cell(x_t).sum()
-    loss.backward()  # fix: carried-state
-    reference = torch.tanh(x_t @ cell.W_ih + hx @ cell.W_hh).sum()
+    carried = hx.clone()
+    hx = cell(x_t, hx)
+    hx.sum().backward()
+    hx = hx.detach()  # fix: carried-state
+    reference = torch.tanh(x_t @ cell.W_ih + carried @ cell.W_hh).sum()
     expected = torch.autograd.grad(reference, cell.W_hh)[0]
     torch.testing.assert_close(cell.W_hh.grad, expected)
 print("three steps, each with its own graph")
+
+# %%
+# An LSTM's state is a tuple, ``(h, c)``, and a tuple has no ``detach()``: detach each of its
+# tensors. The gradient of each chunk is that of the chunk alone, started from the carried
+# values as constants:
+
+assert isinstance(state, tuple)
+assert not hasattr(state, "detach")
+state = None
+for chunk in chunks:
+    lstm.zero_grad()
+    start = state
+    output, state = lstm(chunk, state)
+    output.pow(2).mean().backward()
+    state = tuple(s.detach() for s in state)  # fix: carried-state
+    reference, _ = lstm(chunk, start)
+    expected = torch.autograd.grad(reference.pow(2).mean(), lstm.weight_hh_l0)[0]
+    torch.testing.assert_close(lstm.weight_hh_l0.grad, expected)
+print("two chunks, each with its own graph")
 
 # %%
 # Fix 3: one backward for losses that share a trunk
@@ -226,7 +272,7 @@ torch.testing.assert_close(generator[0].weight.grad, expected)
 # is a Python number. Here ``loss = mean((x w)²)``, with gradient ``2/N xᵀ(x w)``:
 
 weight = torch.randn(3, 3, requires_grad=True)
-for _ in range(2):
+for _ in range(2):  # fix: computed-before-loop
     weight.grad = None
     normalized = weight / weight.norm()  # fix: computed-before-loop
     batch = torch.randn(5, 3)
@@ -242,7 +288,7 @@ for _ in range(2):
     batch = torch.randn(5, 3)
     loss = (batch @ weight).pow(2).mean()
     loss.backward()  # fix: accumulated-loss
-    total += loss.item()
+    total += loss.item()  # fix: accumulated-loss
     torch.testing.assert_close(weight.grad, 2 / 5 * batch.T @ (batch @ weight.detach()))
 print("total loss:", total)
 

@@ -35,8 +35,8 @@ def model(x: torch.Tensor, use_reentrant: bool) -> torch.Tensor:
 # input, through the checkpointed block:
 
 x = torch.randn(4, 3, requires_grad=True)
-out = model(x, use_reentrant=True)  # broken
 try:
+    out = model(x, use_reentrant=True)  # broken  # cause: autograd-grad
     torch.autograd.grad(out.sum(), x, create_graph=True)  # broken  # cause: autograd-grad
 except RuntimeError as error:
     print(f"RuntimeError: {error}")

@@ -150,7 +150,8 @@ def expected_block_grad():
 block.zero_grad(set_to_none=True)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    hidden = checkpoint(block, embedding(tokens), use_reentrant=False)  # fixed
+    embedded = embedding(tokens)
+    hidden = checkpoint(block, embedded, use_reentrant=False)  # fixed  # fix: frozen-embeddings
 assert not caught
 head(hidden).sum().backward()  # fix: frozen-embeddings
 torch.testing.assert_close(block[0].weight.grad, expected_block_grad())
@@ -205,9 +206,9 @@ for warning in caught:
 
 
 def run_block(x):
-    if torch.is_grad_enabled():
-        return checkpoint(block, x, use_reentrant=False)
-    return block(x)
+    if torch.is_grad_enabled():  # fix: evaluation
+        return checkpoint(block, x, use_reentrant=False)  # fix: evaluation
+    return block(x)  # fix: evaluation
 
 
 with warnings.catch_warnings(record=True) as caught:

@@ -66,6 +66,71 @@ torch.testing.assert_close(checkpointed, x.grad)
 print("same gradient with and without checkpointing")
 
 # %%
+# A branch taken in one run only changes *how many* tensors are saved, and the message says
+# that instead: here a block that takes an extra step on its first call (a warm-up, a one-time
+# log), which the recomputation, its second call, skips.
+
+
+class WarmUpBlock(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.layer = nn.Linear(3, 3)
+        self.calls = 0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.calls += 1
+        hidden = self.layer(x)
+        if self.calls == 1:  # cause: state-changes-between-runs
+            hidden = torch.sin(hidden)
+        return hidden.relu()
+
+
+block = WarmUpBlock()
+x = torch.randn(2, 3, requires_grad=True)
+try:
+    checkpoint(block, x, use_reentrant=False).sum().backward()  # cause: state-changes-between-runs
+except CheckpointError as error:
+    print(f"CheckpointError: {error}")
+
+# %%
+# Decided outside the checkpointed function and passed in, the branch is the same in both runs;
+# the gradients are those of the block without checkpointing:
+
+
+class PureWarmUpBlock(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.layer = nn.Linear(3, 3)
+
+    def forward(self, x: torch.Tensor, warm_up: bool) -> torch.Tensor:
+        hidden = self.layer(x)
+        if warm_up:  # fix: state-changes-between-runs
+            hidden = torch.sin(hidden)
+        return hidden.relu()
+
+
+block = PureWarmUpBlock()
+x = torch.randn(2, 3, requires_grad=True)
+first_call = True
+out = checkpoint(block, x, first_call, use_reentrant=False)  # fix: state-changes-between-runs
+out.sum().backward()
+checkpointed = x.grad.clone()
+x.grad = None
+block(x, first_call).sum().backward()
+torch.testing.assert_close(checkpointed, x.grad)
+
+# %%
+# Under ``torch.compile`` the checkpointed code can be pure and still save other tensors the
+# second time: when the same code has two compiled graphs (one for static shapes, compiled
+# first, and one for dynamic shapes, compiled when a later call changed a size), Dynamo checks
+# the most recently used graph first, so the recomputation may run the other one. Torch's own
+# message says so from 2.12, and suggests marking the varying dimension dynamic from the start
+# (``torch._dynamo.mark_dynamic(x, 0)``) or ``torch._C._dynamo.eval_frame._set_lru_cache(False)``
+# (`issue #166926 <https://github.com/pytorch/pytorch/issues/166926>`__, the fix
+# `torchtitan <https://github.com/pytorch/torchtitan/pull/1991>`__ applies). This page does not
+# run that case: the small functions we compiled here saved the same tensors with either graph.
+
+# %%
 # A parameter that is sharded again before backward
 # -------------------------------------------------
 # DeepSpeed ZeRO-3 and FSDP keep each parameter sharded, gather it just before a layer runs,

@@ -33,10 +33,10 @@ print("it writes into x:", accumulate.variable is x)
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 w = torch.tensor([0.5, 0.5, 0.5], requires_grad=True)
 z = x * 2  # the graph now ends at x's AccumulateGrad node
-x.requires_grad_(False)  # broken
-x.mul_(w)  # broken
-print(f"x: is_leaf={x.is_leaf}, grad_fn={type(x.grad_fn).__name__}")
 try:
+    x.requires_grad_(False)  # broken  # cause: freeze-then-mix
+    x.mul_(w)  # broken  # cause: freeze-then-mix
+    print(f"x: is_leaf={x.is_leaf}, grad_fn={type(x.grad_fn).__name__}")
     z.sum().backward()  # cause: freeze-then-mix
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -57,12 +57,13 @@ except RuntimeError as error:
 student = torch.nn.Linear(3, 1)
 teacher = torch.nn.Linear(3, 1)
 batch = torch.randn(4, 3)
-loss = ((student(batch) - teacher(batch)) ** 2).mean()
-teacher.requires_grad_(False)  # frozen after its weights entered the graph
-for t, s in zip(teacher.parameters(), student.parameters(), strict=True):
-    t.mul_(0.99).add_(0.01 * s)  # broken: EMA update recorded by autograd
-print(f"teacher.weight: is_leaf={teacher.weight.is_leaf}")
+pairs = list(zip(teacher.parameters(), student.parameters(), strict=True))
 try:
+    loss = ((student(batch) - teacher(batch)) ** 2).mean()  # cause: ema-after-forward
+    teacher.requires_grad_(False)  # frozen after the forward pass  # cause: ema-after-forward
+    for t, s in pairs:  # cause: ema-after-forward
+        t.mul_(0.99).add_(0.01 * s)  # broken: recorded by autograd  # cause: ema-after-forward
+    print(f"teacher.weight: is_leaf={teacher.weight.is_leaf}")
     loss.backward()  # cause: ema-after-forward
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -75,9 +76,9 @@ except RuntimeError as error:
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 w = torch.tensor([0.5, 0.5, 0.5], requires_grad=True)
 z = x * 2
-x.detach_()
-x.copy_(w * 3)
 try:
+    x.detach_()  # cause: detach-in-place
+    x.copy_(w * 3)  # cause: detach-in-place
     z.sum().backward()  # cause: detach-in-place
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -91,7 +92,7 @@ except RuntimeError as error:
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 w = torch.tensor([0.5, 0.5, 0.5], requires_grad=True)
 z = x * 2
-scaled = x * w  # fixed
+scaled = x * w  # fixed  # fix: freeze-then-mix
 (z.sum() + scaled.sum()).backward()  # fix: freeze-then-mix
 torch.testing.assert_close(x.grad, 2 + w.detach())
 torch.testing.assert_close(w.grad, x.detach())
@@ -107,18 +108,19 @@ print("x.grad =", x.grad, " w.grad =", w.grad)
 
 student = torch.nn.Linear(3, 1)
 teacher = torch.nn.Linear(3, 1)
-teacher.requires_grad_(False)  # fixed: before the forward pass
+teacher.requires_grad_(False)  # fixed: before the forward pass  # fix: ema-after-forward
 batch = torch.randn(4, 3)
-diff = student(batch) - teacher(batch)
+diff = student(batch) - teacher(batch)  # fix: ema-after-forward
 ((diff**2).mean()).backward()  # fix: ema-after-forward
 torch.testing.assert_close(
     student.weight.grad, 2 / 4 * (diff.detach() * batch).sum(0, keepdim=True)
 )
 
 expected = 0.99 * teacher.weight.detach() + 0.01 * student.weight.detach()
-with torch.no_grad():
-    for t, s in zip(teacher.parameters(), student.parameters(), strict=True):
-        t.mul_(0.99).add_(0.01 * s)
+pairs = list(zip(teacher.parameters(), student.parameters(), strict=True))
+with torch.no_grad():  # fix: ema-after-forward
+    for t, s in pairs:  # fix: ema-after-forward
+        t.mul_(0.99).add_(0.01 * s)  # fix: ema-after-forward
 torch.testing.assert_close(teacher.weight.detach(), expected)
 print("teacher.weight is a leaf:", teacher.weight.is_leaf)
 
@@ -129,7 +131,7 @@ print("teacher.weight is a leaf:", teacher.weight.is_leaf)
 student = torch.nn.Linear(3, 1)
 teacher = torch.nn.Linear(3, 1)
 with torch.no_grad():
-    target = teacher(batch)  # fix: ema-after-forward
+    target = teacher(batch)
 diff = student(batch) - target
 ((diff**2).mean()).backward()
 torch.testing.assert_close(
@@ -149,8 +151,8 @@ assert teacher.weight.is_leaf
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 w = torch.tensor([0.5, 0.5, 0.5], requires_grad=True)
 z = x * 2
-values = x.detach().clone()
-values.copy_(w * 3)
+values = x.detach().clone()  # fix: detach-in-place
+values.copy_(w * 3)  # fix: detach-in-place
 z.sum().backward()  # fix: detach-in-place
 torch.testing.assert_close(x.grad, torch.full((3,), 2.0))
 

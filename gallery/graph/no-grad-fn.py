@@ -72,10 +72,11 @@ embedding = torch.nn.Embedding(10, 4)
 embedding.requires_grad_(False)
 block = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Tanh())
 tokens = torch.tensor([1, 5, 7])
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    hidden = checkpoint(block, embedding(tokens), use_reentrant=True)
+frozen = embedding(tokens)  # does not require grad
 try:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hidden = checkpoint(block, frozen, use_reentrant=True)  # cause: reentrant-checkpoint
     hidden.sum().backward()  # cause: reentrant-checkpoint
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -85,8 +86,8 @@ except RuntimeError as error:
 # grad.
 
 model = TwoLayers()
-model.layer2.requires_grad_(False)
 try:
+    model.layer2.requires_grad_(False)  # cause: frozen-or-detached
     model(torch.randn(5, 4)).sum().backward()  # cause: frozen-or-detached
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -94,8 +95,8 @@ except RuntimeError as error:
 # %%
 # The same for a tensor created without ``requires_grad``, the leaf one meant to train:
 
-scale = torch.ones(3)
 try:
+    scale = torch.ones(3)  # cause: frozen-or-detached
     (scale * torch.randn(3)).sum().backward()  # cause: frozen-or-detached
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -104,7 +105,7 @@ except RuntimeError as error:
 # A loss computed with grad mode off, by evaluation code reused for training:
 
 
-@torch.no_grad()
+@torch.no_grad()  # cause: no-grad-mode
 def evaluate(model: torch.nn.Module, batch: torch.Tensor) -> torch.Tensor:
     return model(batch).pow(2).mean()
 
@@ -115,9 +116,9 @@ try:
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
-with torch.inference_mode():
-    loss = model(torch.randn(5, 4)).pow(2).mean()
 try:
+    with torch.inference_mode():  # cause: no-grad-mode
+        loss = model(torch.randn(5, 4)).pow(2).mean()  # cause: no-grad-mode
     loss.backward()  # cause: no-grad-mode
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -128,8 +129,8 @@ except RuntimeError as error:
 
 logits = torch.randn(6, 3, requires_grad=True)
 labels = torch.tensor([0, 1, 2, 0, 1, 2])
-accuracy = (logits.argmax(dim=1) == labels).float().mean()
 try:
+    accuracy = (logits.argmax(dim=1) == labels).float().mean()  # cause: non-differentiable-loss
     accuracy.backward()  # cause: non-differentiable-loss
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -194,7 +195,13 @@ expected = (1 - block(embedding(tokens)).detach() ** 2).sum(0)
 torch.testing.assert_close(block[0].bias.grad, expected)
 
 block.zero_grad(set_to_none=True)
-handle = embedding.register_forward_hook(lambda module, args, out: out.requires_grad_())
+
+
+def require_grad(module: torch.nn.Module, args: tuple, out: torch.Tensor) -> torch.Tensor:
+    return out.requires_grad_()
+
+
+handle = embedding.register_forward_hook(require_grad)  # fix: reentrant-checkpoint
 hidden = checkpoint(block, embedding(tokens), use_reentrant=True)  # fix: reentrant-checkpoint
 hidden.sum().backward()
 handle.remove()
@@ -222,7 +229,7 @@ torch.testing.assert_close(model.layer2.weight.grad, 2 / 5 * output.T @ hidden_l
 # log. The gradient of the mean cross-entropy is ``(softmax - one_hot) / N``:
 
 logits = torch.randn(6, 3, requires_grad=True)
-loss = torch.nn.functional.cross_entropy(logits, labels)
+loss = torch.nn.functional.cross_entropy(logits, labels)  # fix: non-differentiable-loss
 loss.backward()  # fix: non-differentiable-loss
 one_hot = torch.nn.functional.one_hot(labels, 3).float()
 torch.testing.assert_close(logits.grad, (logits.detach().softmax(1) - one_hot) / 6)

@@ -100,6 +100,104 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# The same GAN under ``DistributedDataParallel``, up to torch 2.11: the discriminator, with a
+# ``BatchNorm`` layer, runs on the real batch and then on the fake one before a single
+# ``backward()``. Before every forward pass DDP copies rank 0's buffers (BatchNorm's running
+# mean and variance) into every rank's module, in place (``broadcast_buffers=True``, the
+# default), and the first pass had saved them: the second copy bumps their version. The saved
+# tensor is a leaf, so the message has no "output 0 of". The same code runs without DDP, and
+# on torch 2.12 and later, whose broadcast keeps the buffers' version counters
+# (`PR #175851 <https://github.com/pytorch/pytorch/pull/175851>`__). It takes more than one
+# process: here two ``gloo`` ranks on this machine, forked (on a cluster, ``torchrun``).
+
+import multiprocessing
+import os
+import tempfile
+import traceback
+
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+
+def make_discriminator() -> nn.Sequential:
+    torch.manual_seed(0)  # the same weights on every rank, and in the reference copy
+    return nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 1))
+
+
+def make_batches() -> tuple[torch.Tensor, torch.Tensor]:
+    torch.manual_seed(1)  # the same batch on every rank, and for the reference
+    return torch.randn(6, 3), torch.randn(6, 3)
+
+
+def discriminator_loss(
+    discriminator: nn.Module, real: torch.Tensor, fake: torch.Tensor, one_pass: bool
+) -> torch.Tensor:
+    if one_pass:
+        scores = discriminator(torch.cat([real, fake]))  # one pass, one buffer broadcast
+        return scores[: len(real)].mean() - scores[len(real) :].mean()
+    return discriminator(real).mean() - discriminator(fake).mean()  # two passes
+
+
+def discriminator_step(
+    rank: int, init_file: str, broadcast_buffers: bool, one_pass: bool
+) -> list[list]:
+    dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=2)
+    discriminator = DistributedDataParallel(
+        make_discriminator(), broadcast_buffers=broadcast_buffers
+    )
+    real, fake = make_batches()
+    discriminator_loss(discriminator, real, fake, one_pass).backward()
+    # Plain lists cross the process boundary by value (a tensor would be shared memory).
+    return [p.grad.tolist() for p in discriminator.module.parameters()]
+
+
+def run_rank(rank: int, results: multiprocessing.Queue, *arguments: object) -> None:
+    """One rank, in a forked process: its gradients, or its traceback, go to ``results``."""
+    # A forked process must not use the OpenMP threads it inherited from its parent.
+    torch.set_num_threads(1)
+    try:
+        results.put((rank, None, discriminator_step(rank, *arguments)))
+    except Exception:
+        results.put((rank, traceback.format_exc(), None))
+    results.close()
+    results.join_thread()
+    # Leave without tearing the interpreter down: destroying gloo's threads at exit can
+    # deadlock on the GIL. (On a cluster each rank is a process of its own, from torchrun.)
+    os._exit(0)
+
+
+def on_two_ranks(broadcast_buffers: bool, one_pass: bool) -> list[list[torch.Tensor]]:
+    """Run ``discriminator_step`` on two ranks and return their gradients; a rank's error is
+    raised here with its traceback, as ``torch.multiprocessing.spawn`` reports it."""
+    init_file = os.path.join(tempfile.mkdtemp(), "init")
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    arguments = (results, init_file, broadcast_buffers, one_pass)
+    ranks = [context.Process(target=run_rank, args=(rank, *arguments)) for rank in range(2)]
+    for process in ranks:
+        process.start()
+    outcomes = sorted((results.get(timeout=300) for _ in ranks), key=lambda item: item[0])
+    for process in ranks:
+        process.join()
+    for rank, failure, _ in outcomes:
+        if failure is not None:
+            raise ChildProcessError(f"rank {rank} failed:\n{failure}")
+    return [[torch.tensor(grad) for grad in grads] for _, _, grads in outcomes]
+
+
+def gradients_without_ddp(one_pass: bool) -> list[torch.Tensor]:
+    reference = make_discriminator()
+    real, fake = make_batches()
+    discriminator_loss(reference, real, fake, one_pass).backward()
+    return [p.grad for p in reference.parameters()]
+
+
+try:
+    on_two_ranks(broadcast_buffers=True, one_pass=False)  # cause: ddp-broadcast-buffers
+except ChildProcessError as error:  # the ranks' RuntimeError, with their traceback
+    print(f"{type(error).__name__}: {str(error).strip().splitlines()[-1]}")
+
+# %%
 # A loop that writes each step into a preallocated tensor and reads the previous step from it.
 # ``h[t - 1] @ W`` saves the row ``h[t - 1]`` (to compute the gradient of ``W``); writing
 # ``h[t]`` bumps the version counter that all rows share with ``h``:
@@ -108,7 +206,7 @@ W = torch.randn(3, 3, requires_grad=True)
 h = torch.zeros(4, 3)
 h[0] = torch.tensor([0.1, 0.2, 0.3])
 try:
-    for t in range(1, 4):
+    for t in range(1, 4):  # cause: loop-writes-buffer
         h[t] = torch.tanh(h[t - 1] @ W)  # cause: loop-writes-buffer
     h.sum().backward()
 except RuntimeError as error:
@@ -198,6 +296,22 @@ for parameter, grad in zip(generator.parameters(), expected, strict=True):
 print("generator's last bias grad:", generator[2].bias.grad)
 
 # %%
+# Under DDP: one forward pass over real and fake together, one broadcast (the BatchNorm
+# statistics of that pass then cover both halves); or no broadcast before each forward pass,
+# ``broadcast_buffers=False`` (from torch 2.13, ``forward_sync_buffers=False``), each rank
+# keeping its own running statistics. ``nn.SyncBatchNorm`` also avoids it, on GPUs only. Both
+# ranks see the same batch, so DDP's average of their gradients is the gradient of the same
+# loss without DDP:
+
+single = on_two_ranks(broadcast_buffers=True, one_pass=True)  # fix: ddp-broadcast-buffers
+no_sync = on_two_ranks(broadcast_buffers=False, one_pass=False)  # fix: ddp-broadcast-buffers
+for ranks, one_pass in ((single, True), (no_sync, False)):
+    for grads in ranks:
+        for ours, expected in zip(grads, gradients_without_ddp(one_pass), strict=True):
+            torch.testing.assert_close(ours, expected)
+print("two ranks, one backward each: gradients as without DDP")
+
+# %%
 # For the loop, collect the steps in a list and stack them once: every step is a new tensor,
 # nothing is overwritten. The gradient with respect to ``W`` is checked against finite
 # differences:
@@ -212,7 +326,7 @@ def unrolled(weight: torch.Tensor) -> torch.Tensor:
 
 W = torch.randn(3, 3, dtype=torch.float64, requires_grad=True)
 steps = [torch.tensor([0.1, 0.2, 0.3], dtype=torch.float64)]  # fix: loop-writes-buffer
-for _ in range(1, 4):
+for _ in range(1, 4):  # fix: loop-writes-buffer
     steps.append(torch.tanh(steps[-1] @ W))  # fix: loop-writes-buffer
 h = torch.stack(steps)  # fix: loop-writes-buffer
 h.sum().backward()

@@ -105,9 +105,9 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
-# Assignments that make no view. Indexing with a mask or a list of indices (advanced indexing),
-# and assigning to ``x[:]``, write into ``x`` itself, so they raise this message. Indexing with an
-# integer or a strided slice (``x[0] = 0``, ``x[:, 1] = 0``) writes through a view and raises
+# Assignments that make no view. Indexing with a mask or a list of indices (advanced indexing)
+# writes into ``x`` itself, so it raises this message. Indexing with an integer or a strided
+# slice (``x[0] = 0``, ``x[:, 1] = 0``) writes through a view and raises
 # :doc:`/errors/views/view-leaf-inplace` instead:
 
 x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
@@ -121,8 +121,14 @@ try:
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
+# %%
+# Assigning to the whole tensor, ``x[:] = values`` (overwriting a parameter with loaded values,
+# say), writes into ``x`` itself from torch 2.9, and raises this message. Up to torch 2.8 the
+# full slice made a view first, and the same line raised the message of
+# :doc:`/errors/views/view-leaf-inplace`:
+
 try:
-    x[:] = 0  # cause: mask-assign
+    x[:] = 0  # cause: full-slice-assign
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -202,6 +208,19 @@ clipped = x.masked_fill(x < 0, 0)  # fix: mask-assign
 (clipped * clipped).sum().backward()
 torch.testing.assert_close(x.grad, torch.tensor([2.0, 0.0, 6.0]))
 print("x.grad =", x.grad)
+
+# %%
+# A whole-tensor assignment that is an update outside the computation goes under
+# ``torch.no_grad()``, like any other; ``x`` stays a leaf, and its gradient is that of the new
+# values (``2 * x`` for ``sum(x * x)``):
+
+x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+loaded = torch.tensor([0.5, 0.5, 0.5])
+with torch.no_grad():  # fix: full-slice-assign
+    x[:] = loaded  # fix: full-slice-assign
+(x * x).sum().backward()
+assert x.is_leaf
+torch.testing.assert_close(x.grad, 2 * loaded)
 
 # %%
 # The pitfall of ``.data``

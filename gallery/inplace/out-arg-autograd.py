@@ -49,8 +49,8 @@ except RuntimeError as error:
 # Collecting per-step results into a preallocated tensor:
 
 rows = [torch.randn(2, requires_grad=True) for _ in range(3)]
-stacked = torch.empty(3, 2)
 try:
+    stacked = torch.empty(3, 2)  # cause: collect-into-buffer
     torch.stack(rows, out=stacked)  # cause: collect-into-buffer
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -118,8 +118,8 @@ torch.testing.assert_close(boxes.grad, expected)
 # is ``0 + 1 + 2 = 3`` everywhere:
 
 a = torch.randn(2, requires_grad=True)
-buffer = torch.empty(3, 2)
-for k in range(3):
+buffer = torch.empty(3, 2)  # fix: collect-into-buffer
+for k in range(3):  # fix: collect-into-buffer
     buffer[k] = k * a  # fix: collect-into-buffer
 buffer.sum().backward()
 torch.testing.assert_close(a.grad, torch.full((2,), 3.0))

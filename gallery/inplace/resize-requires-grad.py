@@ -82,7 +82,7 @@ class ScoreMeter:
     def add(self, output: torch.Tensor) -> None:
         offset = self.scores.size(0)
         self.scores.resize_(offset + output.size(0), output.size(1))
-        self.scores[offset:] = output
+        self.scores[offset:] = output  # cause: state-buffer-joins-graph
 
 
 model = nn.Linear(3, 2)
@@ -117,7 +117,7 @@ class DetachedScoreMeter(ScoreMeter):
     def add(self, output: torch.Tensor) -> None:
         offset = self.scores.size(0)
         self.scores.resize_(offset + output.size(0), output.size(1))
-        self.scores[offset:] = output.detach()
+        self.scores[offset:] = output.detach()  # fix: state-buffer-joins-graph
 
 
 model = nn.Linear(3, 2)

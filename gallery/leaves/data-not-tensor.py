@@ -36,10 +36,11 @@ except TypeError as error:
 # %%
 # The common causes
 # -----------------
-# Weights converted from NumPy (from another framework's checkpoint, say) assigned as arrays:
+# Weights converted from NumPy (from another framework's checkpoint, say) assigned as arrays.
+# NumPy's default dtype is float64:
 
 layer = torch.nn.Linear(3, 2)
-array = np.ones((2, 3), dtype=np.float32)
+array = np.ones((2, 3))
 try:
     layer.weight.data = array  # cause: numpy-weights
 except TypeError as error:
@@ -95,9 +96,9 @@ torch.testing.assert_close(x.grad, torch.tensor([4.0]))
 print("x =", x.detach(), " x.grad =", x.grad)
 
 # %%
-# For NumPy weights, ``copy_`` of ``torch.from_numpy(array)`` also converts to the parameter's
-# dtype and keeps its device. The gradient of ``sum(W x + b)`` with respect to ``W`` is the sum
-# of the inputs in every row:
+# For NumPy weights, convert *and* copy: ``copy_`` of ``torch.from_numpy(array)`` converts to the
+# parameter's dtype and keeps its device. The gradient of ``sum(W x + b)`` with respect to ``W``
+# is the sum of the inputs in every row:
 
 layer = torch.nn.Linear(3, 2)
 with torch.no_grad():
@@ -106,6 +107,21 @@ inputs = torch.randn(4, 3)
 layer(inputs).sum().backward()
 torch.testing.assert_close(layer.weight.detach(), torch.ones(2, 3))
 torch.testing.assert_close(layer.weight.grad, inputs.sum(0).expand(2, 3))
+assert layer.weight.dtype == torch.float32
+
+# %%
+# Assigning ``torch.from_numpy(array)`` to ``.data`` silences this error but keeps the array's
+# float64 (and puts the weight on the CPU): the next forward pass with float32 inputs then fails
+# with "self and mat2 must have the same dtype". If it must be ``.data``, convert to the
+# parameter first, ``torch.from_numpy(array).to(p)``:
+
+layer = torch.nn.Linear(3, 2)
+layer.weight.data = torch.from_numpy(array)
+print("after .data = torch.from_numpy(array):", layer.weight.dtype)
+assert layer.weight.dtype == torch.float64
+layer = torch.nn.Linear(3, 2)
+layer.weight.data = torch.from_numpy(array).to(layer.weight)
+assert layer.weight.dtype == torch.float32
 
 # %%
 # Message across torch releases

@@ -43,13 +43,13 @@ for warning in caught:
 # name keeps the new one, and the leaf, the one that gets the gradient, is lost. On this CPU
 # build ``.to(torch.float64)`` and ``* 0.01`` show it:
 
-weights = torch.randn(3, requires_grad=True).to(torch.float64)
-scaled = torch.randn(3, requires_grad=True) * 0.01
-cast = torch.randn(3, requires_grad=True).type(torch.float64)
-(weights.sum() + scaled.sum() + cast.sum()).backward()
-print(f"weights: is_leaf={weights.is_leaf}, grad_fn={type(weights.grad_fn).__name__}")
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
+    weights = torch.randn(3, requires_grad=True).to(torch.float64)  # cause: moved-after-creation
+    scaled = torch.randn(3, requires_grad=True) * 0.01  # cause: moved-after-creation
+    cast = torch.randn(3, requires_grad=True).type(torch.float64)  # cause: moved-after-creation
+    (weights.sum() + scaled.sum() + cast.sum()).backward()
+    print(f"weights: is_leaf={weights.is_leaf}, grad_fn={type(weights.grad_fn).__name__}")
     print("weights.grad =", weights.grad)  # cause: moved-after-creation
     print("scaled.grad =", scaled.grad)  # cause: moved-after-creation
     print("cast.grad =", cast.grad)  # cause: moved-after-creation

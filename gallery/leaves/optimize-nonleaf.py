@@ -10,11 +10,14 @@ What an optimizer needs
 ``optimizer.step()`` changes its tensors in place, by their ``.grad``. ``backward()`` fills
 ``.grad`` only for leaves: tensors you created, such as ``nn.Parameter`` s. A tensor computed
 from a leaf (scaled, moved to another device or dtype, sliced) is an interior node of the graph:
-``backward()`` passes through it without storing its gradient, and writing into it would not
-change the leaf it came from. The optimizer checks ``is_leaf`` when it is built, and refuses.
+``backward()`` passes through it without storing its gradient, so the optimizer would never
+move it; writing into a copy would not change the leaf it came from either (a slice is a view,
+whose updates do land in the leaf). The optimizer checks ``is_leaf`` when it is built, and
+refuses.
 """
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 w = torch.randn(3, requires_grad=True) * 0.01
@@ -72,6 +75,21 @@ except ValueError as error:
     print(f"ValueError: {error}")
 
 # %%
+# Unlike a copy, the slice shares the table's storage: an update written into it lands in the
+# table. What it lacks is a gradient: it is not a leaf, and backward fills ``table.grad`` only.
+
+before = table.detach().clone()
+rows = table[:2]
+with torch.no_grad():
+    rows.sub_(1.0)
+torch.testing.assert_close(table.detach()[:2], before[:2] - 1.0)
+table.sum().backward()
+print("rows.is_leaf:", rows.is_leaf, " table.grad[0]:", table.grad[0])
+assert not rows.is_leaf
+torch.testing.assert_close(table.grad, torch.ones(5, 3))
+table.grad = None
+
+# %%
 # Fix 2: make the trained part a leaf of its own
 # ----------------------------------------------
 # Keep the frozen rows as a constant, train a leaf holding the two rows, and assemble the table
@@ -96,8 +114,9 @@ print("trained rows:", trained)
 
 layer = nn.Linear(3, 2)
 raw = nn.Parameter(layer.weight.detach().clone())
-layer._parameters["weight"] = nn.functional.dropout(raw, p=0.5, training=False) * 1.0
 try:
+    dropped = nn.functional.dropout(raw, p=0.5, training=False) * 1.0
+    layer._parameters["weight"] = dropped  # cause: computed-weight-in-parameters
     torch.optim.SGD(layer.parameters(), lr=0.1)  # cause: computed-weight-in-parameters
 except ValueError as error:
     print(f"ValueError: {error}")
@@ -117,7 +136,9 @@ class WeightDropLinear(nn.Module):
         self.p = p
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        weight = nn.functional.dropout(self.raw_weight, self.p, self.training)
+        weight = F.dropout(
+            self.raw_weight, self.p, self.training
+        )  # fix: computed-weight-in-parameters
         return nn.functional.linear(x, weight, self.bias)
 
 

@@ -57,9 +57,9 @@ except RuntimeError as error:
 # refusal in their own ways. ``torch.max`` returns the indices alongside the values:
 
 scores = torch.randn(4, 3)
-indices = scores.max(dim=1).indices
-print("indices:", indices, indices.dtype)
 try:
+    indices = scores.max(dim=1).indices  # cause: indices-or-masks
+    print("indices:", indices, indices.dtype)
     indices.requires_grad = True  # cause: indices-or-masks
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -137,8 +137,8 @@ print("y.grad =", y.grad)
 # and the values carry the graph: their gradient lands on the chosen entries, a one-hot
 # pattern:
 
-scores = torch.randn(4, 3, requires_grad=True)
-values, indices = scores.max(dim=1)
+scores = torch.randn(4, 3, requires_grad=True)  # fix: indices-or-masks
+values, indices = scores.max(dim=1)  # fix: indices-or-masks
 values.sum().backward()  # fix: indices-or-masks
 expected = torch.nn.functional.one_hot(indices, num_classes=3).to(scores.dtype)
 torch.testing.assert_close(scores.grad, expected)

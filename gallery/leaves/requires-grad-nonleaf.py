@@ -104,8 +104,8 @@ except RuntimeError as error:
 # %%
 # And switching an intermediate off to stop gradients, as in the repro:
 
-y = x * 2
 try:
+    y = x * 2  # cause: stop-gradient
     y.requires_grad_(False)  # cause: stop-gradient
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -120,7 +120,7 @@ except RuntimeError as error:
 
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 y = x * 2
-constant = y.detach()  # fixed
+constant = y.detach()  # fixed  # fix: stop-gradient
 (x * constant).sum().backward()  # fix: stop-gradient
 torch.testing.assert_close(x.grad, 2 * x.detach())
 print("x.grad =", x.grad)

@@ -84,6 +84,16 @@ try:
 except TypeError as error:
     print(f"TypeError: {error}")
 
+# %%
+# A classifier's head re-initialised for another number of classes (10 to 5) the same way:
+
+model = nn.Sequential(nn.Linear(4, 64), nn.ReLU(), nn.Linear(64, 10))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+try:
+    model[2].weight = torch.randn(5, 64) * 0.01  # cause: replace-values
+except TypeError as error:
+    print(f"TypeError: {error}")
+
 try:
     layer.weight = 0.5  # cause: replace-values
 except TypeError as error:
@@ -131,6 +141,23 @@ with torch.no_grad():
 torch.testing.assert_close(layer.weight.detach(), torch.full((1, 3), 0.5))
 
 # %%
+# ``copy_`` cannot change the shape, so it is no fix for the new head: the ``[5, 64]`` values
+# do not fit the ``[10, 64]`` weight (see Fix 3 for that case).
+
+
+def copy_into_head() -> str:
+    try:
+        with torch.no_grad():
+            model[2].weight.copy_(torch.randn(5, 64) * 0.01)
+    except RuntimeError as error:
+        return f"RuntimeError: {error}"
+    return "copied"
+
+
+print(copy_into_head())
+assert copy_into_head().startswith("RuntimeError: The size of tensor a (10)")
+
+# %%
 # ``copy_`` keeps the parameter's shape, but it only checks that the values *broadcast* to it:
 # three values fill every row of a ``[2, 3]`` weight without complaint.
 
@@ -168,6 +195,26 @@ net = nn.Sequential(nn.Linear(in_features=3, out_features=1, bias=True))
 net[0].weight = nn.Parameter(torch.randn(1, 3))
 optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
 assert any(p is net[0].weight for p in optimizer.param_groups[0]["params"])
+
+# %%
+# For the head with another number of classes, the bias must change too: replace the layer
+# (or assign an ``nn.Parameter`` to both its weight and its bias), then build the optimizer
+# again. One SGD step then moves the new weight by ``-lr`` times its gradient, which for
+# ``sum(head(h))`` is the column sums of ``h`` on every row:
+
+model[2] = nn.Linear(64, 5)  # fix: replace-values
+with torch.no_grad():
+    model[2].weight.copy_(torch.randn(5, 64) * 0.01)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)  # fix: replace-values
+batch = torch.randn(8, 4)
+hidden = model[1](model[0](batch)).detach()
+before = model[2].weight.detach().clone()
+optimizer.zero_grad()
+model(batch).sum().backward()
+optimizer.step()
+expected_grad = hidden.sum(0).expand(5, 64)
+torch.testing.assert_close(model[2].weight.detach(), before - 0.1 * expected_grad)
+assert model(batch).shape == (8, 5)
 
 module = nn.Module()
 module.register_parameter("scale", nn.Parameter(torch.ones(3)))  # fix: register-parameter-tensor

@@ -71,7 +71,7 @@ w = torch.nn.Parameter(torch.tensor([1.0, 1.0]))
 optimizer = torch.optim.SGD([w], lr=0.25)
 history = []
 for _ in range(3):
-    snapshot = w.detach()  # broken
+    snapshot = w.detach()  # broken  # cause: detach-snapshot
     history.append(snapshot)  # cause: detach-snapshot
     optimizer.zero_grad()
     (w * w).sum().backward()
@@ -93,7 +93,7 @@ w = torch.nn.Parameter(torch.tensor([1.0, 1.0]))
 optimizer = torch.optim.SGD([w], lr=0.25)
 history = []
 for _ in range(3):
-    snapshot = w.detach().clone()  # fixed
+    snapshot = w.detach().clone()  # fixed  # fix: detach-snapshot
     history.append(snapshot)  # fix: detach-snapshot
     optimizer.zero_grad()
     (w * w).sum().backward()

@@ -33,10 +33,10 @@ assert leaf_node.variable is x  # the node that writes x.grad
 x = torch.tensor([1.0, 1.0], requires_grad=True)
 y = torch.dot(x, x) * 0.5
 g = 2 * x
-y.backward()  # broken
+y.backward()  # broken  # cause: second-backward
 print("after y.backward():      x.grad =", x.grad)
-g.sum().backward()  # broken
-assert x.grad is not None  # cause: second-backward
+g.sum().backward()  # broken  # cause: second-backward
+assert x.grad is not None
 print("after g.sum().backward(): x.grad =", x.grad)  # broken
 torch.testing.assert_close(x.grad, torch.tensor([3.0, 3.0]))
 
@@ -111,7 +111,7 @@ print("after zero_grad(): w.grad =", w.grad)
 x = torch.tensor([1.0, 1.0], requires_grad=True)
 y = torch.dot(x, x) * 0.5
 g = 2 * x
-(grad_y,) = torch.autograd.grad(y, x)
+(grad_y,) = torch.autograd.grad(y, x)  # fix: second-backward
 (grad_g,) = torch.autograd.grad(g.sum(), x)  # fix: second-backward
 torch.testing.assert_close(grad_y, torch.tensor([1.0, 1.0]))
 torch.testing.assert_close(grad_g, torch.tensor([2.0, 2.0]))

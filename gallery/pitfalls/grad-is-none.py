@@ -214,15 +214,33 @@ torch.testing.assert_close(grad_a, features.detach().sum(0, keepdim=True))
 # %%
 # 5. ``zero_grad()`` ran after ``backward()``
 # -------------------------------------------
-# Since torch 2.0, ``optimizer.zero_grad()`` and ``model.zero_grad()`` set ``.grad`` to None.
-# Reading gradients after it (to log or clip them) finds None; read them between
-# ``backward()`` and ``zero_grad()``. See :doc:`/errors/pitfalls/grad-accumulates`.
+# Since torch 2.0, ``optimizer.zero_grad()`` and ``model.zero_grad()`` set ``.grad`` to None
+# (``set_to_none=True`` became the default, `PR #92731
+# <https://github.com/pytorch/pytorch/pull/92731>`__). Code that reads gradients after the
+# step's ``zero_grad()`` (to log their norms, clip them) finds None, and code that adds into
+# them (``p.grad += extra``) raises a ``TypeError``; written for 1.x, it found zeros:
 
 optimizer = torch.optim.SGD(head_a.parameters(), lr=0.1)
 head_a(torch.randn(2, 4)).sum().backward()
-assert head_a.weight.grad is not None
-optimizer.zero_grad()
-assert head_a.weight.grad is None
+optimizer.step()
+optimizer.zero_grad()  # cause: zero-grad-sets-none
+logged = [parameter.grad for parameter in head_a.parameters()]  # cause: zero-grad-sets-none
+print("gradients logged after zero_grad():", logged)
+assert all(grad is None for grad in logged)
+
+# %%
+# **Fix**: read the gradients between ``backward()`` and ``zero_grad()``; where zeros are
+# needed (code that adds into ``.grad``), ask for them with ``set_to_none=False``. The gradient
+# of ``sum(W h + b)`` with respect to ``W`` is the column sums of ``h`` on every row:
+
+features = torch.randn(2, 4)
+head_a(features).sum().backward()
+weight_norm = torch.linalg.vector_norm(head_a.weight.grad)  # fix: zero-grad-sets-none
+optimizer.step()
+optimizer.zero_grad(set_to_none=False)  # fix: zero-grad-sets-none
+expected = features.sum(0).expand_as(head_a.weight)
+torch.testing.assert_close(weight_norm, torch.linalg.vector_norm(expected))
+torch.testing.assert_close(head_a.weight.grad, torch.zeros_like(head_a.weight))
 
 # %%
 # 6. The loss was re-wrapped as a new tensor

@@ -53,7 +53,7 @@ print(f"its grad_fn: {seen['input'].grad_fn.name()}; the output's: {output.grad_
 class Head(nn.Module):
     def __init__(self):
         super().__init__()
-        self.relu = nn.ReLU(inplace=True)
+        self.relu = nn.ReLU(inplace=True)  # cause: hooked-input-inplace
         self.fc = nn.Linear(8, 2)
 
     def forward(self, x):
@@ -66,9 +66,9 @@ def print_gradient_shapes(module, grad_input, grad_output):
 
 backbone = nn.Linear(4, 8)
 head = Head()
-head.register_full_backward_hook(print_gradient_shapes)
 images = torch.randn(5, 4)
 try:
+    head.register_full_backward_hook(print_gradient_shapes)  # cause: hooked-input-inplace
     head(backbone(images))  # cause: hooked-input-inplace
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -87,7 +87,7 @@ class TinyDenseNet(nn.Module):
         self.classifier = nn.Linear(8, 10)
 
     def forward(self, x):
-        out = F.relu(self.features(x), inplace=True)
+        out = F.relu(self.features(x), inplace=True)  # cause: hooked-output-inplace
         out = F.adaptive_avg_pool2d(out, 1).flatten(1)
         return self.classifier(out)
 
@@ -96,7 +96,7 @@ model = TinyDenseNet().eval()
 pictures = torch.randn(2, 3, 6, 6)
 try:
     model.features.register_full_backward_hook(print_gradient_shapes)  # broken
-    model(pictures)  # broken
+    model(pictures)  # broken  # cause: hooked-output-inplace
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
@@ -111,7 +111,7 @@ class Block(nn.Module):
 
     def forward(self, x):
         out = self.conv(x)
-        out += x
+        out += x  # cause: hooked-output-inplace
         return F.relu(out)
 
 
@@ -186,7 +186,7 @@ print("grad_input[0] shape:", tuple(received["inputs"][0].shape))
 class OutOfPlaceBlock(Block):
     def forward(self, x):
         out = self.conv(x)
-        out = out + x
+        out = out + x  # fix: hooked-output-inplace
         return F.relu(out)
 
 

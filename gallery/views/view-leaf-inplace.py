@@ -75,8 +75,8 @@ except RuntimeError as error:
 # positional encoding written into a tensor created with ``requires_grad=True``:
 
 positions = torch.arange(4.0).unsqueeze(1)
-encoding = torch.zeros(4, 6, requires_grad=True)
 try:
+    encoding = torch.zeros(4, 6, requires_grad=True)  # cause: fill-constant-requiring-grad
     encoding[:, 0::2] = torch.sin(positions / 100)  # cause: fill-constant-requiring-grad
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
