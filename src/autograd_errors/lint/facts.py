@@ -386,6 +386,31 @@ class Facts:
         name = dotted(strip_subscripts(node)) if isinstance(node, ast.expr) else None
         return name is not None and "grad" in name.split(".")[1:]
 
+    def requires_grad_changes(
+        self, scope: Scope, name: str, start: Position, end: Position
+    ) -> list[bool]:
+        """What ``name.requires_grad = ...``, ``name.requires_grad_(...)`` and
+        ``name.detach_()`` set between ``start`` and ``end``, in order (True: on)."""
+        changes = []
+        for node in scope.nodes:
+            if not start < position(node) < end:
+                continue
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+                for target in node.targets:
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and target.attr == "requires_grad"
+                        and dotted(target.value) == name
+                    ):
+                        changes.append(bool(node.value.value))
+            elif isinstance(node, ast.Call) and dotted(receiver(node)) == name:
+                if method_name(node) == "detach_":
+                    changes.append(False)
+                elif method_name(node) == "requires_grad_":
+                    flag = node.args[0] if node.args else keyword(node, "requires_grad")
+                    changes.append(flag is None or not is_false(flag))
+        return changes
+
     def carried(self, loop: ast.AST) -> list[str]:
         """Names a loop hands from one iteration to the next with their graph: bound in the
         body to a computed value, read before that binding takes effect (``h = cell(x, h)``),

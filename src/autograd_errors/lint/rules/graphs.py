@@ -34,6 +34,8 @@ def _made_without_graph(facts: Facts, scope: Scope, target: ast.expr, at: ast.AS
         return False
     if not facts.is_computed(binding.value):
         return False  # a leaf made there, a tensor read (``p.grad``), a list of them
+    if facts.requires_grad_changes(scope, name, binding.position, position(at)):
+        return False  # made to require grad since (AE101's false fix, if it is a loss)
     return facts.grad_mode(binding.node) == OFF
 
 

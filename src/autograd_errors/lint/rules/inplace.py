@@ -18,6 +18,9 @@ from autograd_errors.lint.facts import (
 )
 from autograd_errors.lint.registry import Hit, rule
 
+#: In-place methods whose refusal is another error than the leaf's (resize-requires-grad).
+NOT_LEAF_ERRORS = frozenset({"resize_", "resize_as_"})
+
 #: Attributes read from a tensor without using its values in a computation.
 METADATA = frozenset({"data", "grad", "shape", "dtype", "device", "requires_grad", "is_leaf"})
 
@@ -52,8 +55,16 @@ def leaf_updated_in_place(facts: Facts) -> Iterator[Hit]:
             leaf = isinstance(write.tensor, ast.Name) and _made_requiring_grad(
                 facts, scope, key, write.node
             )
-            if (grad_step or leaf) and facts.grad_enabled(write.node):
-                yield Hit(write.node, {"name": key})
+            if not (grad_step or leaf) or not facts.grad_enabled(write.node):
+                continue
+            if isinstance(write.node, ast.Call) and method_name(write.node) in NOT_LEAF_ERRORS:
+                continue
+            made = scope.binding_before(key, position(write.node))
+            since = made.position if made is not None else (0, 0)
+            changes = facts.requires_grad_changes(scope, key, since, position(write.node))
+            if changes and not changes[-1]:
+                continue  # no longer requires grad: the in-place change is allowed
+            yield Hit(write.node, {"name": key})
 
 
 @rule("AE202")
@@ -186,8 +197,9 @@ def _kept(facts: Facts, scope: Scope, snapshot: str, after: tuple[int, int]) -> 
 
 @rule("AE204")
 def state_dict_snapshot(facts: Facts) -> Iterator[Hit]:
-    """``best = model.state_dict()`` kept while training goes on, then loaded, saved or
-    returned: the state dict holds the parameters themselves, which the later steps change."""
+    """``best = model.state_dict()`` taken in a training loop and read after it, or taken and
+    then loaded, saved or returned after training: the state dict holds the parameters
+    themselves, which the later steps change."""
     for scope in facts.scopes:
         for node in scope.nodes:
             if not (
@@ -209,8 +221,11 @@ def state_dict_snapshot(facts: Facts) -> Iterator[Hit]:
                 start, end = position(loop), end_position(loop)
             else:
                 start, end = end_position(node), (1 << 60, 0)
-            kept = _kept(facts, scope, snapshot, end_position(loop if loop else node))
-            if kept and _trains(
-                facts, scope, start, min(end, position(kept[-1])) if loop is None else end
-            ):
+            if loop is not None:
+                # Taken inside a training loop and read after it: the loop went on training.
+                kept = scope.loads_of(snapshot, end)
+            else:
+                kept = _kept(facts, scope, snapshot, start)
+                end = position(kept[-1]) if kept else end
+            if kept and _trains(facts, scope, start, end):
                 yield Hit(node, {"name": snapshot, "model": model})

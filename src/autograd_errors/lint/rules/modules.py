@@ -142,11 +142,24 @@ def _is_module_expression(facts: Facts, node: ast.expr, at: ast.AST) -> bool:
     return False
 
 
+def _deleted(facts: Facts) -> set[str]:
+    """``target.weight`` of ``del target.weight``: no longer a parameter, an attribute that
+    takes any tensor (the way to compute a weight and keep its graph)."""
+    return {
+        name
+        for node in facts.walk(facts.tree)
+        if isinstance(node, ast.Delete)
+        for target in node.targets
+        if (name := dotted(target)) is not None
+    }
+
+
 @rule("AE401")
 def plain_tensor_for_a_parameter(facts: Facts) -> Iterator[Hit]:
     """A plain tensor assigned where a module keeps a parameter: raises ``TypeError: cannot
     assign ... as parameter``."""
     reported: set[int] = set()
+    deleted = _deleted(facts)
     for cls in facts.classes:
         module, layer = _module_class(facts, cls)
         if not module:
@@ -160,6 +173,7 @@ def plain_tensor_for_a_parameter(facts: Facts) -> Iterator[Hit]:
                 isinstance(target, ast.Attribute)
                 and dotted(target.value) == "self"
                 and target.attr in parameters
+                and f"self.{target.attr}" not in deleted
                 and facts.class_of(node) is cls
                 and _plain_tensor(facts, node.value, parameters)
             ):
@@ -172,6 +186,8 @@ def plain_tensor_for_a_parameter(facts: Facts) -> Iterator[Hit]:
         if (
             isinstance(target, ast.Attribute)
             and target.attr in PARAMETER_NAMES
+            and ast.unparse(target) not in deleted
+            and dotted(target) not in deleted
             and _is_module_expression(facts, target.value, node)
             and _plain_tensor(facts, node.value, set(PARAMETER_NAMES))
         ):
@@ -200,8 +216,12 @@ def _given_parameters(facts: Facts, optimizer: ast.Call) -> set[str]:
 
 
 def _overlaps(path: str, owners: set[str]) -> bool:
+    """``model.fc`` (or ``model[1]``) is part of ``model``, or ``model.fc`` holds
+    ``model.fc.conv``."""
     return any(
-        path == owner or path.startswith(owner + ".") or owner.startswith(path + ".")
+        path == owner
+        or path.startswith((owner + ".", owner + "["))
+        or owner.startswith((path + ".", path + "["))
         for owner in owners
     )
 
@@ -232,27 +252,38 @@ def replaced_after_the_optimizer(facts: Facts) -> Iterator[Hit]:
                 replaced = [
                     path
                     for target in later.targets
-                    if isinstance(target, ast.Attribute)
+                    if isinstance(target, (ast.Attribute, ast.Subscript))
                     and (path := dotted(target)) is not None
                     and _overlaps(path, owners)
                 ]
                 if not replaced:
                     continue
                 after = end_position(later)
-                rebuilt = any(
-                    isinstance(other, ast.Assign)
-                    and position(other) > after
-                    and facts.is_optimizer_constructor(other.value)
-                    and any(dotted(target) in names for target in other.targets)
+                rebuilds = [
+                    position(other)
                     for other in scope.nodes
-                ) or any(
-                    isinstance(call, ast.Call)
-                    and method_name(call) == "add_param_group"
-                    and dotted(receiver(call)) in names
-                    and position(call) > after
-                    for call in scope.nodes
+                    if position(other) > after
+                    and (
+                        (
+                            isinstance(other, ast.Assign)
+                            and facts.is_optimizer_constructor(other.value)
+                            and any(dotted(target) in names for target in other.targets)
+                        )
+                        or (
+                            isinstance(other, ast.Call)
+                            and method_name(other) == "add_param_group"
+                            and dotted(receiver(other)) in names
+                        )
+                    )
+                ]
+                rebuilt = min(rebuilds, default=(1 << 60, 0))
+                # Used before it is rebuilt (a script may build it again later, for a fix).
+                used = any(
+                    position(load) < rebuilt
+                    for name in names
+                    for load in scope.loads_of(name, after)
                 )
-                used = any(scope.loads_of(name, after) for name in names)
-                if used and not rebuilt:
+                rebuilt_first = not used
+                if not rebuilt_first:
                     optimizer = sorted(names)[0]
                     yield Hit(later, {"target": replaced[0], "optimizer": optimizer})

@@ -3,7 +3,6 @@ works today but is one change away from a silent error."""
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 
 from autograd_errors.lint.facts import Facts, dotted, short
@@ -12,18 +11,11 @@ from autograd_errors.lint.registry import Hit, rule
 
 @rule("AE901")
 def data_writes(facts: Facts) -> Iterator[Hit]:
-    """Any change through ``.data``: an in-place write, or ``x.data = ...``."""
+    """Any in-place change through ``.data`` (``p.data.add_(...)``, ``p.data -= ...``,
+    ``p.data[0] = ...``), which ``torch.no_grad()`` can always replace. An assignment
+    ``p.data = t`` is left alone: it is the way to change a parameter's dtype or shape and keep
+    the parameter, which nothing else does. Gradients (``p.grad.data``) are left alone too."""
     for scope in facts.scopes:
         for write in scope.writes:
             if write.through_data and not facts.is_gradient(write.tensor):
                 yield Hit(write.node, {"name": dotted(write.tensor) or short(write.tensor)})
-        for node in scope.nodes:
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if (
-                        isinstance(target, ast.Attribute)
-                        and target.attr == "data"
-                        and not facts.is_gradient(target.value)
-                    ):
-                        name = dotted(target.value) or short(target.value)
-                        yield Hit(node, {"name": name})
