@@ -425,6 +425,14 @@ class Facts:
             if any(_cuts_graph(self, b.value) for b in inside):
                 continue
             first = min(computed, key=lambda b: b.position)
+            loop_body = getattr(loop, "body", [])
+            if any(
+                b.position < first.position
+                and _in_list(b.node, loop_body)
+                and (self.is_factory(b.value) or isinstance(b.value, ast.Constant))
+                for b in inside
+            ):
+                continue  # reset at the start of every iteration
             reads = [
                 load
                 for load in scope.loads.get(name, ())
@@ -773,8 +781,7 @@ class Facts:
 
 
 def _cuts_graph(facts: Facts, value: ast.expr | None) -> bool:
-    """``x.detach()``, ``x.item()``, ``repackage_hidden(h)``, ``torch.zeros(...)``: a value with
-    no graph behind it."""
+    """``x.detach()``, ``x.item()``, ``repackage_hidden(h)``: the graph cut in the loop."""
     if not isinstance(value, ast.Call):
         return False
     name = (dotted(value.func) or "").lower()
@@ -782,8 +789,6 @@ def _cuts_graph(facts: Facts, value: ast.expr | None) -> bool:
         method_name(value) in ("detach", "item", "tolist", "numpy")
         or "detach" in name
         or "repackage" in name
-        or "init_hidden" in name
-        or facts.is_factory(value)
     )
 
 

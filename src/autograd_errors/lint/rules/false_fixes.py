@@ -218,6 +218,22 @@ def _holds_numbers(facts: Facts, scope: Scope, expression: ast.expr, at: ast.AST
     return False
 
 
+def _differentiated_in_chain(facts: Facts, node: ast.AST) -> bool:
+    """``node.backward()``, ``node.sum().backward()``: a chain of methods that ends in
+    backward."""
+    parent = facts.parent.get(node)
+    while isinstance(parent, (ast.Attribute, ast.Call)):
+        if isinstance(parent, ast.Attribute):
+            if parent.value is not node:
+                return False
+            if parent.attr == "backward":
+                return True
+        elif parent.func is not node:
+            return False
+        node, parent = parent, facts.parent.get(parent)
+    return False
+
+
 @rule("AE104")
 def loss_rebuilt_from_numbers(facts: Facts) -> Iterator[Hit]:
     """``torch.tensor(loss.item(), requires_grad=True)``, or such a tensor differentiated: a
@@ -232,8 +248,7 @@ def loss_rebuilt_from_numbers(facts: Facts) -> Iterator[Hit]:
         if facts.requires_grad_true(call) or is_true(keyword(call, "requires_grad")):
             yield Hit(call)
             continue
-        parent = facts.parent.get(call)
-        if isinstance(parent, ast.Attribute) and parent.attr == "backward":
+        if _differentiated_in_chain(facts, call):
             yield Hit(call)
             continue
         statement = statement_of(facts, call)

@@ -271,23 +271,19 @@ def _reach(
     return Reach()
 
 
-def _managed_elsewhere(facts: Facts, cls: ast.ClassDef, method: ast.AST, attribute: str) -> bool:
-    """The attribute is also set or detached somewhere else than this method and ``__init__``
-    (a reset method, the training loop): its lifetime is managed on purpose."""
+def _managed_elsewhere(facts: Facts, attribute: str) -> bool:
+    """The attribute is also set outside ``__init__`` and the modules' forward methods (a
+    reset method, the training loop), or detached in place: its lifetime is managed."""
     for node in facts.assigns:
         for target in node.targets:
             if isinstance(target, ast.Attribute) and target.attr == attribute:
                 function = facts.function_of(node)
-                if function is not method and not (
-                    function is not None
-                    and function.name == "__init__"
-                    and facts.parent.get(function) is cls
-                ):
+                if function is None or function.name not in ("__init__", *FORWARD):
                     return True
     return any(
         method_name(call) == "detach_"
-        and isinstance(receiver(call), ast.Attribute)
-        and receiver(call).attr == attribute  # type: ignore[union-attr]
+        and isinstance(owner := receiver(call), ast.Attribute)
+        and owner.attr == attribute
         for call in facts.calls
     )
 
@@ -322,7 +318,7 @@ def state_carried_with_graph(facts: Facts) -> Iterator[Hit]:
         for method in cls.body:
             if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            if method.name not in ("forward", "__call__"):
+            if method.name not in FORWARD:
                 continue  # where a step's computation runs, once per step
             scope = facts.scope(method)
             for node in scope.nodes:
@@ -347,13 +343,12 @@ def state_carried_with_graph(facts: Facts) -> Iterator[Hit]:
                 found = _reach(facts, scope, node.value, attribute, position(node), parameters)
                 if not (found.state and found.other and found.operation):
                     continue
-                if not facts.grad_enabled(node) or _managed_elsewhere(
-                    facts, cls, method, attribute
-                ):
+                if not facts.grad_enabled(node) or _managed_elsewhere(facts, attribute):
                     continue
                 yield Hit(node, {"attr": attribute})
 
 
+FORWARD = ("forward", "__call__")
 MOVE_METHODS = frozenset({"to", "cuda", "cpu", "double", "float", "half", "bfloat16", "type"})
 
 
@@ -381,10 +376,7 @@ def leaf_copied_after_requires_grad(facts: Facts) -> Iterator[Hit]:
     """A tensor made with ``requires_grad=True`` (or an ``nn.Parameter``) then moved, cast or
     scaled, and used as if it were the leaf: its ``.grad`` read, given to an optimizer, stored
     on ``self``."""
-    for expression, leaf in _leaf_copies(facts):
-        if facts.is_parameter_call(leaf):
-            yield Hit(expression, {"expr": short(expression)})
-            continue
+    for expression, _ in _leaf_copies(facts):
         statement = statement_of(facts, expression)
         parent = facts.parent.get(expression)
         if isinstance(parent, (ast.List, ast.Tuple)) and any(

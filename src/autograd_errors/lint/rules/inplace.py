@@ -180,9 +180,12 @@ def _trains(facts: Facts, scope: Scope, start: tuple[int, int], end: tuple[int, 
     return False
 
 
-def _kept(facts: Facts, scope: Scope, snapshot: str, after: tuple[int, int]) -> list[ast.expr]:
-    """Where the snapshot is used as weights: given to ``load_state_dict`` or ``torch.save``,
-    or returned."""
+def _kept(
+    facts: Facts, scope: Scope, snapshot: str, model: str, after: tuple[int, int]
+) -> list[ast.expr]:
+    """Where the snapshot is used as the model's weights: loaded back into the same model
+    (``model.load_state_dict(best)``), saved (``torch.save(best, path)``) or returned. Loaded
+    into another module, it is a copy made at once, as intended."""
     used = []
     for load in scope.loads_of(snapshot, after):
         parent = facts.parent.get(load)
@@ -190,7 +193,7 @@ def _kept(facts: Facts, scope: Scope, snapshot: str, after: tuple[int, int]) -> 
             used.append(load)
         elif isinstance(parent, ast.Call) and load in parent.args:
             name = (dotted(parent.func) or "").rsplit(".", 1)[-1]
-            if name in ("load_state_dict", "save"):
+            if name == "save" or (name == "load_state_dict" and dotted(receiver(parent)) == model):
                 used.append(load)
     return used
 
@@ -225,7 +228,7 @@ def state_dict_snapshot(facts: Facts) -> Iterator[Hit]:
                 # Taken inside a training loop and read after it: the loop went on training.
                 kept = scope.loads_of(snapshot, end)
             else:
-                kept = _kept(facts, scope, snapshot, start)
+                kept = _kept(facts, scope, snapshot, model, start)
                 end = position(kept[-1]) if kept else end
             if kept and _trains(facts, scope, start, end):
                 yield Hit(node, {"name": snapshot, "model": model})

@@ -258,6 +258,15 @@ def replaced_after_the_optimizer(facts: Facts) -> Iterator[Hit]:
                 ]
                 if not replaced:
                     continue
+                # The same model and the same optimizer: neither name bound again in between.
+                between = (end_position(node), position(later))
+                roots = {path.split(".")[0].split("[")[0] for path in owners} | owners | names
+                if any(
+                    between[0] < binding.position < between[1]
+                    for root in roots
+                    for binding in scope.bindings.get(root, ())
+                ):
+                    continue
                 after = end_position(later)
                 rebuilds = [
                     position(other)
