@@ -64,8 +64,9 @@ for inputs, targets in batches:
     total_loss += loss  # broken  # cause: running-total
     sizes.append(len(graph_nodes(total_loss)))
 print("nodes held by total_loss after each step:", sizes)  # broken
-growth = {later - earlier for earlier, later in zip(sizes[1:], sizes[2:])}
-assert len(growth) == 1 and growth.pop() > 0  # the same number of nodes more at every step
+growth = [sizes[step + 1] - sizes[step] for step in range(1, len(sizes) - 1)]
+assert growth[0] > 0
+assert growth == [growth[0]] * len(growth)  # the same number of nodes more at every step
 broken_total = total_loss.item()
 
 # %%
@@ -142,7 +143,8 @@ for inputs, targets in batches:
     optimizer.step()
     total_loss += loss.detach()
     losses.append(loss.item())  # fix: loss-list
-assert total_loss.grad_fn is None and graph_nodes(total_loss) == []
+assert total_loss.grad_fn is None
+assert graph_nodes(total_loss) == []
 assert all(isinstance(value, float) for value in losses)
 torch.testing.assert_close(total_loss.item(), broken_total)
 

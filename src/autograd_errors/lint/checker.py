@@ -136,10 +136,10 @@ def suppressions(source: bytes) -> dict[int, tuple[str, ...] | None]:
 
     def add(rows: range, codes: tuple[str, ...] | None) -> None:
         for row in rows:
-            if row in found and (found[row] is None or codes is None):
+            if codes is None or (row in found and found[row] is None):
                 found[row] = None
             else:
-                found[row] = (*(found.get(row) or ()), *(codes or ()))
+                found[row] = (*(found.get(row) or ()), *codes)
 
     def parsed(comment: str) -> tuple[str, ...] | bool | None:
         match = NOQA.search(comment)

@@ -45,6 +45,9 @@ _UNSAFE = frozenset(
 )
 
 
+_UNSAFE_IN_JSON = _UNSAFE - frozenset(map(chr, range(0x20)))
+
+
 class Usage(Exception):
     """A bad command line: one line, exit 2."""
 
@@ -125,8 +128,9 @@ def _json(findings: list[Finding]) -> str:
         text.encode(encoding)
     except (UnicodeEncodeError, LookupError):
         text = json.dumps([finding.as_json() for finding in findings], indent=2)
-    # json escapes C0 controls; C1 controls, bidi overrides and separators only occur in strings.
-    return "".join(f"\\u{ord(char):04x}" if char in _UNSAFE else char for char in text)
+    # json escapes C0 controls itself (the newlines left are its layout); C1 controls, bidi
+    # overrides and line separators can only occur inside strings.
+    return "".join(f"\\u{ord(char):04x}" if char in _UNSAFE_IN_JSON else char for char in text)
 
 
 def _error(message: str) -> None:

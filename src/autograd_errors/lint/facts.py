@@ -248,6 +248,17 @@ class Scope:
     def loads_of(self, key: str, after: Position = (0, 0)) -> list[ast.expr]:
         return [node for node in self.loads.get(key, ()) if position(node) > after]
 
+    def rebound(self, name: str, after: Position) -> Position:
+        """Where ``name`` is next given a value after ``after`` (far away when never): reads
+        past it are of another value."""
+        later = [b.position for b in self.bindings.get(name, ()) if b.position > after]
+        return min(later, default=(1 << 60, 0))
+
+    def reads_of_this_value(self, name: str, after: Position) -> list[ast.expr]:
+        """The reads of ``name`` after ``after`` and before it is rebound."""
+        limit = self.rebound(name, after)
+        return [node for node in self.loads_of(name, after) if position(node) < limit]
+
     def backwards_between(self, start: Position, end: Position = (1 << 60, 0)) -> list[ast.Call]:
         return [call for call, _ in self.backwards if start < position(call) < end]
 

@@ -393,10 +393,14 @@ def leaf_copied_after_requires_grad(facts: Facts) -> Iterator[Hit]:
                 continue
             scope = facts.scope(statement)
             after = end_position(statement)
-            as_leaf = bool(scope.loads_of(f"{name}.grad", after)) or name.startswith("self.")
+            limit = scope.rebound(name, after)
+            grads = [
+                load for load in scope.loads_of(f"{name}.grad", after) if position(load) < limit
+            ]
+            as_leaf = bool(grads) or name.startswith("self.")
             as_leaf = as_leaf or any(
                 facts.is_optimizer_constructor(call)
-                and position(call) > after
+                and after < position(call) < limit
                 and any(dotted(node) == name for node in ast.walk(call))
                 for call in facts.calls
             )

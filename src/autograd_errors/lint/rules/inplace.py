@@ -226,7 +226,7 @@ def state_dict_snapshot(facts: Facts) -> Iterator[Hit]:
                 start, end = end_position(node), (1 << 60, 0)
             if loop is not None:
                 # Taken inside a training loop and read after it: the loop went on training.
-                kept = scope.loads_of(snapshot, end)
+                kept = scope.reads_of_this_value(snapshot, end)
             else:
                 kept = _kept(facts, scope, snapshot, model, start)
                 end = position(kept[-1]) if kept else end
