@@ -276,6 +276,9 @@ class Facts:
         self.assigns: list[ast.Assign] = []
         self.withs: list[ast.With | ast.AsyncWith] = []
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        self.deletes: list[ast.Delete] = []
+        #: What the rules compute once and share (``graphs._accumulations``).
+        self.memo: dict[str, Any] = {}
         #: The statement lists of the module (bodies, ``else`` and ``finally`` blocks).
         self.blocks: list[list[ast.stmt]] = []
         #: Bare ``torch.set_grad_enabled(...)`` statements: rare, so looked for only if any.
@@ -295,24 +298,65 @@ class Facts:
             ast.AsyncWith: self.withs,
             ast.FunctionDef: self.functions,
             ast.AsyncFunctionDef: self.functions,
+            ast.Delete: self.deletes,
         }
-        stack: list[ast.AST] = [tree]
+        # Each node is indexed in its scope during the same walk: a function's or a class's
+        # body is a scope of its own; its decorators run in the enclosing one; its arguments'
+        # defaults, bases and annotations are left out.
+        module = Scope(tree)
+        self._scopes: dict[ast.AST, Scope] = {tree: module}
+        self._scope_of: dict[ast.AST, Scope] = {}
+        self._all_scopes = [module]
+        calls: list[tuple[Scope, ast.Call]] = []
+        stack: list[tuple[ast.AST, Scope | None]] = [(tree, None)]
+        parents, children_of, blocks = self.parent, self.children, self.blocks
+        scope_of, index = self._scope_of, self._index
+        push, pop = stack.append, stack.pop
         while stack:
-            node = stack.pop()
+            node, scope = pop()
             kind = type(node)
             children: list[ast.AST] = []
             for name in _fields(kind):
                 value = getattr(node, name, None)
-                if isinstance(value, list):
+                if type(value) is list:
                     children.extend(item for item in value if isinstance(item, ast.AST))
                     if name in _BLOCKS and value and isinstance(value[0], ast.stmt):
-                        self.blocks.append(value)
+                        blocks.append(value)
                 elif isinstance(value, ast.AST):
                     children.append(value)
-            self.children[node] = children
+            children_of[node] = children
             for child in children:
-                self.parent[child] = node
-            stack.extend(reversed(children))
+                parents[child] = node
+            if scope is not None:
+                scope.nodes.append(node)
+                scope_of[node] = scope
+                if kind is ast.Name or kind is ast.Attribute:
+                    if type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
+                        key = dotted(node)
+                        if key is not None:
+                            scope.loads.setdefault(key, []).append(node)  # type: ignore[arg-type]
+                elif kind is ast.Call:
+                    calls.append((scope, node))  # type: ignore[arg-type]
+                elif kind in _BINDING_KINDS:
+                    index(scope, node)
+            if node is tree:
+                for child in reversed(children):
+                    push((child, module))
+            elif kind in _SCOPE_KINDS:
+                own = self._new_scope(node)
+                self._scopes[node] = own
+                self._all_scopes.append(own)
+                body = node.body  # type: ignore[attr-defined]
+                body_ids = {id(item) for item in body} if isinstance(body, list) else {id(body)}
+                decorators = {id(item) for item in getattr(node, "decorator_list", ())}
+                for child in reversed(children):
+                    if id(child) in body_ids:
+                        push((child, own))
+                    else:
+                        push((child, scope if id(child) in decorators else None))
+            else:
+                for child in reversed(children):
+                    push((child, scope))
             bucket = buckets.get(kind)
             if bucket is not None:
                 bucket.append(node)
@@ -327,7 +371,13 @@ class Facts:
             elif kind is ast.ImportFrom and node.module and not node.level:  # type: ignore[attr-defined]
                 for alias in node.names:  # type: ignore[attr-defined]
                     self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"  # type: ignore[attr-defined]
-        self._scopes: dict[ast.AST, Scope] = {}
+        # Calls are indexed once every import is known (whether ``x.add_`` is a tensor's or a
+        # module's, whether ``backward`` is torch's).
+        for scope, call in calls:
+            self._index_call(scope, call)
+        for scope in self._all_scopes:
+            for bindings in scope.bindings.values():
+                bindings.sort(key=lambda binding: binding.position)
 
     # Names ---------------------------------------------------------------------------------
 
@@ -601,18 +651,19 @@ class Facts:
 
     def scope(self, node: ast.AST) -> Scope:
         """The scope a node is in (the node itself when it is a function, class or module)."""
-        owner = node if isinstance(node, SCOPES) else self.scope_node(node)
-        if owner not in self._scopes:
-            self._scopes[owner] = self._build_scope(owner)
-        return self._scopes[owner]
+        if node in self._scopes:
+            return self._scopes[node]
+        found = self._scope_of.get(node)
+        if found is not None:
+            return found
+        return self._scopes[self.scope_node(node)]
 
-    @cached_property
+    @property
     def scopes(self) -> list[Scope]:
         """Every scope of the module, the module first."""
-        owners = [self.tree, *(node for node in self.parent if isinstance(node, SCOPES))]
-        return [self.scope(owner) for owner in owners]
+        return self._all_scopes
 
-    def _build_scope(self, owner: ast.AST) -> Scope:
+    def _new_scope(self, owner: ast.AST) -> Scope:
         scope = Scope(owner)
         if isinstance(owner, FUNCTIONS):
             arguments = owner.args
@@ -623,26 +674,16 @@ class Facts:
                 *filter(None, (arguments.vararg, arguments.kwarg)),
             ):
                 scope.bindings.setdefault(arg.arg, []).append(Binding(arg.arg, owner, None, "arg"))
-        body: list[ast.AST] = []
-        if isinstance(owner, ast.Lambda):
-            body = [owner.body]
-        elif isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
-            body = list(owner.body)
-        stack = list(reversed(body))
-        while stack:
-            node = stack.pop()
-            scope.nodes.append(node)
-            self._index(scope, node)
-            if isinstance(node, SCOPES):
-                # A nested function or class: its decorators and defaults run here, its body
-                # is a scope of its own.
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    stack.extend(reversed(node.decorator_list))
-                continue
-            stack.extend(reversed(self.children[node]))
-        for bindings in scope.bindings.values():
-            bindings.sort(key=lambda binding: binding.position)
         return scope
+
+    def _index_call(self, scope: Scope, node: ast.Call) -> None:
+        name = method_name(node)
+        owner = receiver(node)
+        if is_inplace_method(name) and owner is not None and not self.is_namespace(owner):
+            values = (*node.args, *(item.value for item in node.keywords))
+            scope.writes.append(Write(node, *_unwrap_data(strip_subscripts(owner)), values))
+        if self.is_backward_call(node):
+            scope.backwards.append((node, self.backward_target(node)))
 
     def _index(self, scope: Scope, node: ast.AST) -> None:
         def bind(target: ast.AST, value: ast.expr | None, kind: str, at: ast.AST) -> None:
@@ -658,15 +699,6 @@ class Facts:
             elif (key := dotted(target)) is not None and isinstance(target, ast.Attribute):
                 scope.bindings.setdefault(key, []).append(Binding(key, at, value, kind))
 
-        kind = type(node)
-        if kind is ast.Name or kind is ast.Attribute:
-            if isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
-                key = dotted(node)
-                if key is not None:
-                    scope.loads.setdefault(key, []).append(node)  # type: ignore[arg-type]
-            return
-        if kind is ast.Constant or kind is ast.keyword or kind is ast.arguments:
-            return
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 bind(target, node.value, "assign", node)
@@ -691,14 +723,6 @@ class Facts:
                     bind(item.optional_vars, item.context_expr, "with", node)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             scope.bindings.setdefault(node.name, []).append(Binding(node.name, node, None, "def"))
-        elif isinstance(node, ast.Call):
-            name = method_name(node)
-            owner = receiver(node)
-            if is_inplace_method(name) and owner is not None and not self.is_namespace(owner):
-                values = (*node.args, *(item.value for item in node.keywords))
-                scope.writes.append(Write(node, *_unwrap_data(strip_subscripts(owner)), values))
-            if self.is_backward_call(node):
-                scope.backwards.append((node, self.backward_target(node)))
 
     # Grad mode -----------------------------------------------------------------------------
 
@@ -804,6 +828,23 @@ def _cuts_graph(facts: Facts, value: ast.expr | None) -> bool:
 
 
 _BLOCKS = frozenset({"body", "orelse", "finalbody"})
+_SCOPE_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
+#: The statements and expressions that bind names or write tensors (Facts._index).
+_BINDING_KINDS = frozenset(
+    {
+        ast.Assign,
+        ast.AnnAssign,
+        ast.NamedExpr,
+        ast.AugAssign,
+        ast.For,
+        ast.AsyncFor,
+        ast.With,
+        ast.AsyncWith,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+    }
+)
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 

@@ -64,7 +64,16 @@ class Accumulation:
     loop: ast.For | ast.AsyncFor | ast.While
 
 
-def _accumulations(facts: Facts, scope: Scope) -> Iterator[Accumulation]:
+def _accumulations(facts: Facts, scope: Scope) -> list[Accumulation]:
+    """The scope's accumulations, found once for AE302 and AE303."""
+    memo = facts.memo.setdefault("accumulations", {})
+    if id(scope) not in memo:
+        memo[id(scope)] = list(_find_accumulations(facts, scope))
+    found: list[Accumulation] = memo[id(scope)]
+    return found
+
+
+def _find_accumulations(facts: Facts, scope: Scope) -> Iterator[Accumulation]:
     for node in scope.nodes:
         total: ast.expr | None = None
         value: ast.expr | None = None

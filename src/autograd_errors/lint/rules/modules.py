@@ -147,8 +147,7 @@ def _deleted(facts: Facts) -> set[str]:
     takes any tensor (the way to compute a weight and keep its graph)."""
     return {
         name
-        for node in facts.walk(facts.tree)
-        if isinstance(node, ast.Delete)
+        for node in facts.deletes
         for target in node.targets
         if (name := dotted(target)) is not None
     }

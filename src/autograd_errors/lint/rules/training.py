@@ -53,6 +53,9 @@ def loop_without_zero_grad(facts: Facts) -> Iterator[Hit]:
     """The innermost loop that calls both ``backward()`` and ``optimizer.step()`` clears no
     gradient anywhere in its body: each step uses the sum of all the gradients so far."""
     trains: dict[ast.AST, ast.Call] = {}
+    steps = [call for call in facts.calls if facts.is_step_call(call)]
+    if not steps:
+        return
     for loop in facts.loops:
         scope = facts.scope(loop)
         backwards = [
@@ -62,13 +65,13 @@ def loop_without_zero_grad(facts: Facts) -> Iterator[Hit]:
             # Distributed autograd accumulates into a context of its own, new each iteration.
             and not (facts.call_name(call) or "").startswith("torch.distributed.autograd.")
         ]
-        steps = [
-            node
-            for node in scope.nodes
-            if isinstance(node, ast.Call) and facts.is_step_call(node) and facts.inside(node, loop)
+        if not backwards:
+            continue
+        stepped = [
+            call for call in steps if facts.scope(call) is scope and facts.inside(call, loop)
         ]
-        if backwards and steps:
-            trains[loop] = min(steps, key=position)
+        if stepped:
+            trains[loop] = min(stepped, key=position)
     for trained, step in trains.items():
         inner = [other for other in trains if other is not trained and facts.inside(other, trained)]
         if inner or _clears_gradients(facts, trained):
