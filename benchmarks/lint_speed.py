@@ -32,14 +32,17 @@ from torch import nn
 from torch.utils.data import DataLoader, Dataset
 '''
 
-MODEL = '''
+MODEL = """
 
 class {model}(nn.Module):
     def __init__(self, width={width}, depth={depth}, classes={classes}):
         super().__init__()
         self.embed = nn.Linear({features}, width)
         self.blocks = nn.ModuleList(
-            [nn.Sequential(nn.LayerNorm(width), nn.Linear(width, width), nn.GELU()) for _ in range(depth)]
+            [
+                nn.Sequential(nn.LayerNorm(width), nn.Linear(width, width), nn.GELU())
+                for _ in range(depth)
+            ]
         )
         self.head = nn.Linear(width, classes)
         self.scale = nn.Parameter(torch.ones(1))
@@ -49,9 +52,9 @@ class {model}(nn.Module):
         for block in self.blocks:
             h = h + block(h)
         return self.head(h) * self.scale
-'''
+"""
 
-DATASET = '''
+DATASET = """
 
 class {dataset}(Dataset):
     def __init__(self, size={size}):
@@ -63,9 +66,9 @@ class {dataset}(Dataset):
 
     def __getitem__(self, index):
         return self.inputs[index], self.targets[index]
-'''
+"""
 
-TRAIN = '''
+TRAIN = """
 
 def {train}(model, loader, optimizer, scheduler, epochs={epochs}, clip={clip}):
     history = []
@@ -86,9 +89,9 @@ def {train}(model, loader, optimizer, scheduler, epochs={epochs}, clip={clip}):
                 print(f"epoch {{epoch}} step {{step}} loss {{running / (step + 1):.4f}}")
         history.append(running / max(1, len(loader)))
     return history
-'''
+"""
 
-EVALUATE = '''
+EVALUATE = """
 
 @torch.no_grad()
 def {evaluate}(model, loader):
@@ -101,9 +104,9 @@ def {evaluate}(model, loader):
         correct += (logits.argmax(1) == targets).sum().item()
         total += len(targets)
     return loss_sum / total, correct / total
-'''
+"""
 
-MAIN = '''
+MAIN = """
 
 def main(seed={seed}):
     torch.manual_seed(seed)
@@ -124,17 +127,37 @@ def main(seed={seed}):
 
 if __name__ == "__main__":
     main()
-'''
+"""
 
 #: Mistakes the rules catch, one in five files carries one.
 MISTAKES = [
-    "\n\ndef bad_step(model, batch, optimizer):\n    loss = F.mse_loss(model(batch[0]).detach(), batch[1])\n"
-    "    loss.requires_grad = True\n    loss.backward()\n    optimizer.step()\n",
-    "\n\ndef leak(model, loader, optimizer):\n    total = 0\n    for x, y in loader:\n"
-    "        optimizer.zero_grad()\n        loss = F.mse_loss(model(x), y)\n        loss.backward()\n"
-    "        optimizer.step()\n        total += loss\n    return total\n",
-    "\n\ndef no_zero(model, loader, optimizer):\n    for x, y in loader:\n"
-    "        F.mse_loss(model(x), y).backward()\n        optimizer.step()\n",
+    """
+
+def bad_step(model, batch, optimizer):
+    loss = F.mse_loss(model(batch[0]).detach(), batch[1])
+    loss.requires_grad = True
+    loss.backward()
+    optimizer.step()
+""",
+    """
+
+def leak(model, loader, optimizer):
+    total = 0
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total += loss
+    return total
+""",
+    """
+
+def no_zero(model, loader, optimizer):
+    for x, y in loader:
+        F.mse_loss(model(x), y).backward()
+        optimizer.step()
+""",
 ]
 
 
