@@ -135,18 +135,9 @@ class LintRuleDirective(_LintDirective):
         ]
         link = _entry_link(rule, language)
         if link:
-            lines += [
-                ".. rst-class:: autograd-fix",
-                "",
-                f"**{ui('lint.prevents', language)}** {link}",
-                "",
-            ]
-        lines += [
-            ".. rst-class:: autograd-why",
-            "",
-            f"**{ui('page.why', language)}{stop}** {rst_code(text.why)}",
-            "",
-        ]
+            lines += [f"**{ui('lint.prevents', language)}** {link}", ""]
+        # Plain paragraphs: rst-class would leave a pending node in a MyST page's eval-rst.
+        lines += [f"**{ui('page.why', language)}{stop}** {rst_code(text.why)}", ""]
         if rule.flagged and rule.fine:
             lines += [".. grid:: 1 1 2 2", "   :gutter: 2", ""]
             for label, code_text, kind in (
