@@ -48,7 +48,7 @@ def test_noqa_inside_a_string_is_not_a_comment():
 
 def test_suppressions_map_lines_to_codes():
     source = b"a = 1  # noqa\nb = 2  # noqa: AE101,AE2\nc = 3\n"
-    assert suppressions(source) == {1: None, 2: ("AE101", "AE2")}
+    assert suppressions(source) == {1: ("*",), 2: ("AE101", "AE2")}
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,9 @@ What this subpackage owns:
   message (English and Chinese) are data, in ``rules.toml``; each check function declares the
   code it emits with ``@rule("AE…")``, and loading fails when a code has no check or a check
   no code. The code ranges are written down in ``docs/contributing.md``.
-- :mod:`.facts`: what a rule may ask about a parsed module (names, scopes, grad mode, in-place
-  writes, backward calls), computed once per file.
+- :mod:`.syntax`: the vocabulary the rules read code with (dotted names, calls, the names of
+  torch's factories and optimizers), and :mod:`.facts`: what a rule may ask about a parsed
+  module (scopes, bindings, grad mode, in-place writes, backward calls), computed once per file.
 - :mod:`.rules`: the checks, one module per family (``AE1`` false fixes, ``AE2`` in-place and
   aliasing, ``AE3`` graphs, ``AE4`` modules and optimizers, ``AE5`` the training loop, ``AE9``
   opinionated rules, off by default).

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from autograd_errors.lint.facts import Facts
 from autograd_errors.lint.registry import ENGLISH, PARSE_ERROR, Rule, active, rules, selected
 
-#: flake8's inline suppression: ``# noqa`` (every code) or ``# noqa: AE101,AE2`` (those codes
-#: and prefixes), in any case.
+#: flake8's inline suppression: a comment "noqa" (every code), or "noqa" followed by a colon
+#: and codes or prefixes (AE101,AE2), in any case.
 NOQA = re.compile(r"#\s*noqa(?::\s?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.I)
 
 
@@ -113,7 +113,7 @@ def check_source(
     findings = []
     for item, line, col, fields in hits:
         codes = suppressed.get(line, ())
-        if codes is None or any(item.code.startswith(code) for code in codes):
+        if EVERY in codes or any(item.code.startswith(code) for code in codes):
             continue
         text = lines[line - 1] if 0 < line <= len(lines) else b""
         column = len(text[:col].decode(encoding, "replace")) + 1
@@ -129,38 +129,43 @@ def _encoding(source: bytes) -> str:
         return "utf-8"
 
 
-def suppressions(source: bytes) -> dict[int, tuple[str, ...] | None]:
-    """Line -> the codes its ``# noqa`` suppresses (None: all). As in flake8, a comment applies
-    to every line of the logical line it ends (a call spread over several lines)."""
-    found: dict[int, tuple[str, ...] | None] = {}
+#: What a bare ``# noqa`` suppresses: every code.
+EVERY = "*"
 
-    def add(rows: range, codes: tuple[str, ...] | None) -> None:
+
+def _noqa(comment: str) -> tuple[str, ...]:
+    """The codes a comment suppresses: none, :data:`EVERY`, or the codes it lists."""
+    match = NOQA.search(comment)
+    if match is None:
+        return ()
+    codes = match.group("codes")
+    if codes is None:
+        return (EVERY,)
+    return tuple(code.upper() for code in re.split(r"[,\s]+", codes) if code)
+
+
+def suppressions(source: bytes) -> dict[int, tuple[str, ...]]:
+    """Line -> the codes (or prefixes) its ``# noqa`` suppresses, :data:`EVERY` for a bare one.
+    As in flake8, a comment applies to every line of the logical line it ends (a call spread
+    over several lines)."""
+    found: dict[int, tuple[str, ...]] = {}
+
+    def add(rows: range, codes: tuple[str, ...]) -> None:
         for row in rows:
-            if codes is None or (row in found and found[row] is None):
-                found[row] = None
-            else:
-                found[row] = (*(found.get(row) or ()), *codes)
-
-    def parsed(comment: str) -> tuple[str, ...] | bool | None:
-        match = NOQA.search(comment)
-        if match is None:
-            return False
-        codes = match.group("codes")
-        return None if codes is None else tuple(c.upper() for c in re.split(r"[,\s]+", codes) if c)
+            found[row] = (*found.get(row, ()), *codes)
 
     try:
         start: int | None = None
-        pending: list[tuple[str, ...] | None] = []
+        pending: list[tuple[str, ...]] = []
         for token in tokenize.tokenize(io.BytesIO(source).readline):
             if token.type in (tokenize.ENCODING, tokenize.INDENT, tokenize.DEDENT):
                 continue
             if token.type == tokenize.COMMENT:
-                codes = parsed(token.string)
-                if codes is not False:
-                    if start is None:
-                        add(range(token.start[0], token.start[0] + 1), codes)  # type: ignore[arg-type]
-                    else:
-                        pending.append(codes)  # type: ignore[arg-type]
+                codes = _noqa(token.string)
+                if codes and start is None:
+                    add(range(token.start[0], token.start[0] + 1), codes)
+                elif codes:
+                    pending.append(codes)
                 continue
             if token.type == tokenize.NL and start is None:
                 continue
@@ -172,7 +177,7 @@ def suppressions(source: bytes) -> dict[int, tuple[str, ...] | None]:
                 start, pending = None, []
     except (tokenize.TokenError, SyntaxError):
         for row, text in enumerate(source.decode("utf-8", "replace").splitlines(), 1):
-            codes = parsed(text)
-            if codes is not False:
-                add(range(row, row + 1), codes)  # type: ignore[arg-type]
+            codes = _noqa(text)
+            if codes:
+                add(range(row, row + 1), codes)
     return found

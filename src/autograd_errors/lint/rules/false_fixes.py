@@ -8,6 +8,10 @@ from collections.abc import Iterator
 from autograd_errors.lint.facts import (
     Facts,
     Scope,
+    statement_of,
+)
+from autograd_errors.lint.registry import Hit, rule
+from autograd_errors.lint.syntax import (
     dotted,
     end_position,
     is_false,
@@ -16,9 +20,7 @@ from autograd_errors.lint.facts import (
     method_name,
     position,
     receiver,
-    statement_of,
 )
-from autograd_errors.lint.registry import Hit, rule
 
 
 def _requires_grad_switch(node: ast.AST) -> str | None:

@@ -10,8 +10,12 @@ from dataclasses import dataclass
 from autograd_errors.lint.facts import (
     OFF,
     Facts,
-    Position,
     Scope,
+    statement_of,
+)
+from autograd_errors.lint.registry import Hit, rule
+from autograd_errors.lint.syntax import (
+    Position,
     dotted,
     end_position,
     is_true,
@@ -19,9 +23,7 @@ from autograd_errors.lint.facts import (
     position,
     receiver,
     short,
-    statement_of,
 )
-from autograd_errors.lint.registry import Hit, rule
 
 
 def _made_without_graph(facts: Facts, scope: Scope, target: ast.expr, at: ast.AST) -> bool:

@@ -8,15 +8,17 @@ from collections.abc import Iterator
 from autograd_errors.lint.facts import (
     Facts,
     Scope,
+    statement_of,
+)
+from autograd_errors.lint.registry import Hit, rule
+from autograd_errors.lint.syntax import (
     dotted,
     end_position,
     method_name,
     position,
     receiver,
     root_name,
-    statement_of,
 )
-from autograd_errors.lint.registry import Hit, rule
 
 #: In-place methods whose refusal is another error than the leaf's (resize-requires-grad).
 NOT_LEAF_ERRORS = frozenset({"resize_", "resize_as_"})

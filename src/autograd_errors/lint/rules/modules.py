@@ -8,13 +8,15 @@ from collections.abc import Iterator
 
 from autograd_errors.lint.facts import (
     Facts,
+)
+from autograd_errors.lint.registry import Hit, rule
+from autograd_errors.lint.syntax import (
     dotted,
     end_position,
     method_name,
     position,
     receiver,
 )
-from autograd_errors.lint.registry import Hit, rule
 
 #: Tensor methods whose result is a plain tensor even on a parameter (``.to()`` and the casts
 #: are left out: on the same device and dtype they return the parameter itself).

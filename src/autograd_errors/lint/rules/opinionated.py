@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from autograd_errors.lint.facts import Facts, dotted, short
+from autograd_errors.lint.facts import (
+    Facts,
+)
 from autograd_errors.lint.registry import Hit, rule
+from autograd_errors.lint.syntax import (
+    dotted,
+    short,
+)
 
 
 @rule("AE901")

@@ -9,6 +9,9 @@ from collections.abc import Iterator
 
 from autograd_errors.lint.facts import (
     Facts,
+)
+from autograd_errors.lint.registry import Hit, rule
+from autograd_errors.lint.syntax import (
     dotted,
     is_true,
     keyword,
@@ -16,7 +19,6 @@ from autograd_errors.lint.facts import (
     position,
     receiver,
 )
-from autograd_errors.lint.registry import Hit, rule
 
 _CLEARS = re.compile(r"(?i)(zero|clear|reset)_?grads?|_foreach_zero_")
 _GRAD_METHODS = frozenset({"zero_", "fill_", "detach_", "mul_", "copy_", "requires_grad_"})
