@@ -1,26 +1,27 @@
 """The one rule registry: the rules' data (``rules.toml``: code, catalog entry, title, message,
 why, when it stays silent, examples, in English and Chinese) joined to their checks.
 
-A check declares the code it emits with :func:`rule`; :func:`rules` loads the data, imports the
-rule families (which registers their checks) and refuses a code without a check, a check
-without data, a message whose ``{placeholders}`` differ between languages, or a code outside
-the written ranges (``docs/contributing.md``: ``AE0`` the checker itself, ``AE1``-``AE8``
-families, ``AE9`` opinionated rules, off by default). Codes are never reused: a rule that is
-removed keeps its table with ``retired = "why"``, and no check.
+A check declares the code it emits with :func:`.declare.rule`; :func:`rules` loads the data,
+imports the rule families (which registers their checks) and refuses a code without a check, a
+check without data, a key it does not know, or a message whose ``{placeholders}`` differ
+between languages. Codes are ``AE`` and three digits, in the ranges ``docs/contributing.md``
+writes down (``AE0`` the checker itself, ``AE1``-``AE8`` families, ``AE9`` opinionated rules,
+off by default), which ``tests/lint/test_registry.py`` checks against the families' modules.
+Codes are never reused: a rule that is removed keeps its table with ``retired = "why"``, and
+no check.
 """
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 import string
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from autograd_errors.lint.facts import Facts
+from autograd_errors.lint.declare import Check, checks
 
 ENGLISH, CHINESE = "en", "zh_CN"
 LANGUAGES = (ENGLISH, CHINESE)
@@ -38,17 +39,6 @@ _KEYS = {"name", "entry", "flagged", "fine", "retired", "zh_CN", *_TEXT_KEYS}
 
 class RegistryError(Exception):
     """The rules' data and their checks disagree: a defect of the package, not of the input."""
-
-
-@dataclass(frozen=True)
-class Hit:
-    """Where a check found its pattern, and the values its message names."""
-
-    node: ast.AST
-    fields: dict[str, str] = field(default_factory=dict)
-
-
-Check = Callable[[Facts], Iterable[Hit]]
 
 
 @dataclass(frozen=True)
@@ -85,21 +75,6 @@ class Rule:
     def page(self) -> str:
         """The rule's page on the site, from its root: ``lint/ae101``."""
         return f"lint/{self.code.lower()}"
-
-
-_checks: dict[str, Check] = {}
-
-
-def rule(code: str) -> Callable[[Check], Check]:
-    """Declare that the decorated check emits ``code``."""
-
-    def register(check: Check) -> Check:
-        if code in _checks:
-            raise RegistryError(f"{code} is declared by two checks")
-        _checks[code] = check
-        return check
-
-    return register
 
 
 def _load_toml(path: str) -> dict[str, Any]:
@@ -149,7 +124,7 @@ def load(path: str = DATA) -> dict[str, Rule]:
             english, chinese = texts[ENGLISH].message, texts[CHINESE].message
             if _placeholders(english) != _placeholders(chinese):
                 raise RegistryError(f"rules.toml [{code}]: the messages' placeholders differ")
-        check = _checks.get(code)
+        check = checks.get(code)
         retired = table.get("retired")
         if check is None and code != PARSE_ERROR and retired is None:
             raise RegistryError(f"rules.toml [{code}]: no check declares this code")
@@ -165,7 +140,7 @@ def load(path: str = DATA) -> dict[str, Rule]:
             check=check,
             retired=retired,
         )
-    orphans = sorted(set(_checks) - set(loaded))
+    orphans = sorted(set(checks) - set(loaded))
     if orphans:
         raise RegistryError(f"checks declare codes rules.toml lacks: {', '.join(orphans)}")
     return loaded

@@ -5,12 +5,12 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from autograd_errors.lint.declare import Hit, rule
 from autograd_errors.lint.facts import (
     Facts,
     Scope,
     statement_of,
 )
-from autograd_errors.lint.registry import Hit, rule
 from autograd_errors.lint.syntax import (
     dotted,
     end_position,

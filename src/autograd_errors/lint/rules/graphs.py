@@ -7,13 +7,13 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from autograd_errors.lint.declare import Hit, rule
 from autograd_errors.lint.facts import (
     OFF,
     Facts,
     Scope,
     statement_of,
 )
-from autograd_errors.lint.registry import Hit, rule
 from autograd_errors.lint.syntax import (
     Position,
     dotted,

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from autograd_errors.lint.declare import Hit, rule
 from autograd_errors.lint.facts import (
     Facts,
 )
-from autograd_errors.lint.registry import Hit, rule
 from autograd_errors.lint.syntax import (
     dotted,
     short,

@@ -7,10 +7,10 @@ import ast
 import re
 from collections.abc import Iterator
 
+from autograd_errors.lint.declare import Hit, rule
 from autograd_errors.lint.facts import (
     Facts,
 )
-from autograd_errors.lint.registry import Hit, rule
 from autograd_errors.lint.syntax import (
     dotted,
     is_true,
