@@ -30,6 +30,19 @@ h = h.detach()
 h += 1
 logged = w.detach()
 print(logged.mean())
+class Registry:
+    def __init__(self):
+        self.data = {}
+
+    def update(self, other):
+        d = self.data
+        for key, value in other.items():
+            d[key] = value
+        items = self.data
+        items |= {"updated": True}
+        return self
+
+
 layer = nn.Linear(3, 3)
 weight = layer.weight.data
 weight.mul_(0.5)

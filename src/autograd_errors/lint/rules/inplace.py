@@ -126,6 +126,19 @@ def _alias(value: ast.expr) -> ast.expr | None:
     return None
 
 
+def _changes_a_tensor(write: ast.AST) -> bool:
+    """An in-place change that only a tensor takes: ``.data`` is also a dict's or a list's
+    (``UserDict``, ``WeakKeyDictionary``), whose items are assigned (``d[k] = v``) and which
+    grow with ``+=`` a list or ``|=`` a dict."""
+    if isinstance(write, ast.Call):
+        return True  # add_, zero_, clamp_: tensor methods
+    if isinstance(write, ast.AugAssign):
+        containers = (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp)
+        text = isinstance(write.value, ast.Constant) and isinstance(write.value.value, str)
+        return not isinstance(write.value, containers) and not text
+    return False
+
+
 @rule("AE203")
 def alias_taken_for_a_copy(facts: Facts) -> Iterator[Hit]:
     """``z = x.detach()`` (or ``x.data``), then one of the two changed in place and the other
@@ -146,9 +159,12 @@ def alias_taken_for_a_copy(facts: Facts) -> Iterator[Hit]:
             after = end_position(node)
             rebound = [b.position for b in scope.bindings.get(copy, ()) if b.position > after]
             limit = min(rebound, default=(1 << 60, 0))
+            through_data = isinstance(node.value, ast.Attribute)
             for write in scope.writes:
                 written = dotted(write.tensor)
                 if not after < position(write.node) < limit or written not in (copy, source):
+                    continue
+                if through_data and not _changes_a_tensor(write.node):
                     continue
                 other = source if written == copy else copy
                 end = end_position(statement_of(facts, write.node) or write.node)
