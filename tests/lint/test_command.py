@@ -49,6 +49,14 @@ def test_files_and_folders_together_in_path_order(project):
     ]
 
 
+def test_a_file_named_twice_is_checked_once(project):
+    result = lint("train.py", ".", "./train.py", cwd=project)
+    assert [line.split(":")[0] for line in result.stdout.splitlines()] == [
+        "./pkg/step.py",
+        "train.py",
+    ]
+
+
 def test_clean_code_exits_0_and_prints_nothing(project):
     result = lint("clean.py", cwd=project)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")

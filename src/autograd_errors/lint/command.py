@@ -162,9 +162,14 @@ def main(argv: list[str]) -> int:
         unreadable = True
         _error(f"cannot read {path}: {error.strerror or error}")
 
+    seen: set[str] = set()
     for given in options.paths:
         paths = ["-"] if given == "-" else python_files(given, cannot_read)
         for path in paths:
+            real = os.path.realpath(path) if path != "-" else path
+            if real in seen:
+                continue  # named twice, or inside a folder also named
+            seen.add(real)
             try:
                 if path == "-":
                     source = sys.stdin.buffer.read() if sys.stdin is not None else b""

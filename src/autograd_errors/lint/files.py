@@ -1,5 +1,6 @@
 """Which files ``lint PATH ...`` checks: a file as given, whatever its name; a folder's ``.py``
-files, recursively, in sorted order, skipping the folders ruff skips by default."""
+and ``.pyi`` files, recursively, in sorted order, skipping the folders ruff skips by default.
+(ruff also skips what ``.gitignore`` names; this does not read it.)"""
 
 from __future__ import annotations
 
