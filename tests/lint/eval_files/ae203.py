@@ -30,6 +30,8 @@ h = h.detach()
 h += 1
 logged = w.detach()
 print(logged.mean())
+
+
 class Registry:
     def __init__(self):
         self.data = {}
