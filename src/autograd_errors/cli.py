@@ -29,6 +29,7 @@ usage: autograd-errors explain [TEXT ... | -] [--verbose] [--json [--echo]] [--b
        autograd-errors record [--output DIR]
        autograd-errors translations status|stamp [ID ...] [--entries DIR]
        autograd-errors run SCRIPT [ARG ...] | run -m MODULE [ARG ...]
+       autograd-errors lint PATH ... [--json] [--select CODES] [--ignore CODES] [--lang en|zh]
        autograd-errors --help | --version
 """
 
@@ -48,6 +49,8 @@ commands:
             (DIR: the checkout's data/observed)
   run       run a Python script (or -m a module) as python would, explaining a known autograd
             error after its traceback; argv, __main__ and the exit code are the script's own
+  lint      check Python files and folders for autograd pitfalls before they run
+            (lint --help: its options and exit codes)
   translations status   list the entries' missing and stale zh_CN translations (exit 1 if any)
   translations stamp    record that the translations of the IDs (default: all) are up to date
 
@@ -223,6 +226,10 @@ def _run(argv: list[str]) -> int:
     try:
         if argv and argv[0] == "run":
             return _run_program(argv[1:])
+        if argv and argv[0] == "lint":
+            from autograd_errors.lint.command import main as lint
+
+            return lint(argv[1:])
         if argv and argv[0] in ("-h", "--help", "help"):
             raise _HelpRequested
         if argv and argv[0] == "--version":

@@ -199,6 +199,33 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": ": the form comes filled in, and you review it before sending.",
         "zh_CN": "：表单已预先填好，发送前你可以先检查一遍。",
     },
+    # The lint rules' pages and the entry pages' "Caught before it runs" (sphinxext/lint_pages.py).
+    "lint.caught": {"en": "Caught before it runs", "zh_CN": "运行之前就能发现"},
+    "lint.caught_intro": {
+        "en": "`python -m autograd_errors lint` (and its flake8 plugin) flags the code that "
+        "leads here, before it runs:",
+        "zh_CN": "`python -m autograd_errors lint`（及其 flake8 插件）会在代码运行之前"
+        "报告导致这个问题的写法：",
+    },
+    "lint.prints": {"en": "What lint prints", "zh_CN": "lint 打印的内容"},
+    "lint.prevents": {"en": "Prevents:", "zh_CN": "预防的问题："},
+    "lint.flagged": {"en": "Flagged", "zh_CN": "会被报告"},
+    "lint.not_flagged": {"en": "Not flagged", "zh_CN": "不会被报告"},
+    "lint.silent": {"en": "When it stays silent", "zh_CN": "什么时候不报告"},
+    "lint.noqa": {
+        "en": "To silence it on one line, end the line with `# noqa: {code}`.",
+        "zh_CN": "要在某一行上关闭它，在行末写 `# noqa: {code}`。",
+    },
+    "lint.off_title": {"en": "Off by default", "zh_CN": "默认关闭"},
+    "lint.off_body": {
+        "en": "An opinionated rule: reported only when selected, `lint --select {prefix}` "
+        "(or `--select {code}`; flake8: `--extend-select {prefix}`).",
+        "zh_CN": "这是一条主观规则：只有被选中时才报告，`lint --select {prefix}`（或 "
+        "`--select {code}`；flake8：`--extend-select {prefix}`）。",
+    },
+    "lint.off_short": {"en": "(off by default)", "zh_CN": "（默认关闭）"},
+    "lint.code": {"en": "Code", "zh_CN": "代码"},
+    "lint.rule": {"en": "Rule", "zh_CN": "规则"},
     "page.glossary_en": {"en": "English", "zh_CN": "英文"},
     "page.glossary_zh": {"en": "Chinese", "zh_CN": "中文"},
     "page.glossary_notes": {"en": "In the notes", "zh_CN": "笔记中的说法"},

@@ -14,6 +14,8 @@
 - :mod:`.pages`: entry pages headed by their titles, and the repository of the feedback links
   (``autograd_errors_repository`` in ``conf.py``).
 - :mod:`.languages`: the zh_CN site: the language switcher, the glossary.
+- :mod:`.lint_pages`: the lint rules' pages, their table, and the entry pages' "Caught before
+  it runs".
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from autograd_errors.sphinxext import (
     directives,
     downloads,
     languages,
+    lint_pages,
     mathml,
     pages,
     verification,
@@ -55,4 +58,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("autograd-entry-footer", directives.EntryFooterDirective)
     app.add_directive("autograd-index", directives.IndexDirective)
     app.add_directive("autograd-matrix", directives.MatrixDirective)
+    lint_pages.setup(app)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

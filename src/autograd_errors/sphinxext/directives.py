@@ -31,6 +31,7 @@ from autograd_errors import gallery, observations, report, verify
 from autograd_errors.catalog import PAGES_DIR, Entry
 from autograd_errors.gallery import section_order, section_title
 from autograd_errors.sphinxext.languages import build_language, translated_prose
+from autograd_errors.sphinxext.lint_pages import caught_lines
 from autograd_errors.sphinxext.nodes import (
     changes,
     indent,
@@ -176,6 +177,7 @@ class EntryDirective(_EntryDirective):
                     "",
                 ]
         lines += cause_lines(entry, script, self.language)
+        lines += caught_lines(entry.id, self.language)
         if not entry.is_pitfall:
             message = result.message or entry.current.template.render({})
             lines += [
