@@ -1,13 +1,40 @@
-"""The package's modules import one another without a cycle: each module's imports, found in its
-source with :mod:`ast` (those inside functions and ``TYPE_CHECKING`` blocks too), form a graph
-with no loop."""
+"""The package's layers, as folders, import one another downward only, without a cycle.
+
+Each module's imports are found in its source with :mod:`ast` (those inside functions and
+``TYPE_CHECKING`` blocks too). They form a graph with no loop, and every import between two
+folders runs from a higher layer to a lower one (:data:`LAYERS`, docs/contributing.md "The
+rooms"). Two layers are reserved for code being written elsewhere: ``diagnosis/`` (imports
+torch lazily) and ``lint/`` (the standard library's :mod:`ast`).
+"""
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
-PACKAGE = Path(__file__).parent.parent / "src" / "autograd_errors"
+import pytest
+
+PACKAGE = Path(__file__).parents[2] / "src" / "autograd_errors"
+ROOT = "autograd_errors"
+
+#: Lowest first. A module may import its own folder, and any folder of a lower layer. The
+#: package's face (``autograd_errors/__init__.py``: the public API) stands above the surfaces
+#: it hands on, and below the command line and the Sphinx extension, which read its version.
+LAYERS = (
+    {"messages", "interpreter"},
+    {"catalog"},
+    {"matcher"},
+    {"rendering"},
+    {"verification", "lint"},
+    {"browser", "diagnosis"},
+    {"hooks"},
+    {"ipython", "pytest_plugin"},
+    {ROOT},
+    {"cli", "sphinxext"},
+    {"__main__"},
+)
+RANK = {room: rank for rank, rooms in enumerate(LAYERS) for room in rooms}
 
 
 def module_name(path: Path) -> str:
@@ -15,11 +42,22 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imported_modules(path: Path, modules: set[str]) -> set[str]:
+def room(module: str) -> str:
+    """The folder (or top-level module) a module of the package belongs to."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ROOT
+
+
+def imported(path: Path, modules: set[str]) -> set[str]:
     """The package's modules that the module at ``path`` imports, anywhere in its source."""
+    return {target for target, _ in imports_of(path, modules) if target}
+
+
+def imports_of(path: Path, modules: set[str]) -> list[tuple[str, str]]:
+    """``(package module or "", imported name)`` for each import in the module at ``path``."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
+    found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
@@ -33,17 +71,17 @@ def imported_modules(path: Path, modules: set[str]) -> set[str]:
         else:
             continue
         for target in targets:
-            while target and target not in modules:
-                target = target.rpartition(".")[0]
-            if target and target != name:
-                found.add(target)
+            inside = target
+            while inside and inside not in modules:
+                inside = inside.rpartition(".")[0]
+            found.append((inside if inside != name else "", target))
     return found
 
 
 def import_graph() -> dict[str, set[str]]:
     paths = sorted(PACKAGE.rglob("*.py"))
     modules = {module_name(path) for path in paths}
-    return {module_name(path): imported_modules(path, modules) for path in paths}
+    return {module_name(path): imported(path, modules) for path in paths}
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str]:
@@ -73,26 +111,104 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
     return []
 
 
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Imports between folders that do not run from a higher layer to a lower one."""
+    return [
+        f"{module} -> {target}"
+        for module, targets in sorted(graph.items())
+        for target in sorted(targets)
+        if room(module) != room(target) and RANK[room(module)] <= RANK[room(target)]
+    ]
+
+
 def test_no_module_of_the_package_imports_itself_through_others():
     assert find_cycle(import_graph()) == []
 
 
+def test_every_folder_of_the_package_is_a_layer():
+    rooms = {room(module) for module in import_graph()}
+    assert rooms - set(RANK) == set()
+
+
+def test_the_layers_import_downward_only():
+    assert upward_imports(import_graph()) == []
+
+
+def test_an_upward_import_is_found():
+    graph = {"autograd_errors.catalog.model": {"autograd_errors.rendering.strings"}}
+    assert upward_imports(graph) == [
+        "autograd_errors.catalog.model -> autograd_errors.rendering.strings"
+    ]
+
+
 def test_the_cycle_finder_finds_a_cycle():
-    # observations and verify imported each other before verify was split.
+    # recordings and the judge imported each other before the judge was split.
     graph = {
-        "autograd_errors.observations": {"autograd_errors.verify"},
-        "autograd_errors.verify": {"autograd_errors.gallery", "autograd_errors.observations"},
-        "autograd_errors.gallery": set(),
+        "autograd_errors.verification.recordings": {"autograd_errors.verification.judge"},
+        "autograd_errors.verification.judge": {
+            "autograd_errors.verification.gallery",
+            "autograd_errors.verification.recordings",
+        },
+        "autograd_errors.verification.gallery": set(),
     }
     assert find_cycle(graph) == [
-        "autograd_errors.observations",
-        "autograd_errors.verify",
-        "autograd_errors.observations",
+        "autograd_errors.verification.judge",
+        "autograd_errors.verification.recordings",
+        "autograd_errors.verification.judge",
     ]
 
 
 def test_the_graph_sees_imports_in_functions_and_type_checking_blocks():
     graph = import_graph()
-    assert "autograd_errors.verify" in graph["autograd_errors.cli"]  # inside _check
-    assert "autograd_errors.observe" in graph["autograd_errors.observations"]  # TYPE_CHECKING
+    assert "autograd_errors.verification.runner" in graph["autograd_errors.cli.checking"]
+    recordings = graph["autograd_errors.verification.recordings"]
+    assert "autograd_errors.verification.observer" in recordings  # TYPE_CHECKING
     assert "autograd_errors.sphinxext.verification" in graph["autograd_errors.sphinxext"]
+
+
+def _third_party(path: Path, modules: set[str]) -> set[str]:
+    return {
+        target.split(".")[0]
+        for inside, target in imports_of(path, modules)
+        if not inside
+        and target.split(".")[0] not in sys.stdlib_module_names
+        and target.split(".")[0] != ROOT
+    }
+
+
+@pytest.mark.parametrize("folder", ["messages", "interpreter", "catalog", "matcher", "rendering"])
+def test_the_explain_path_and_the_interpreter_use_the_standard_library_only(folder):
+    modules = set(import_graph())
+    paths = sorted((PACKAGE / folder).glob("*.py"))
+    # Python 3.10 has no tomllib: the loader reads the records with tomli there.
+    tomli = {("catalog", "loader.py")}
+    assert {path.name: _third_party(path, modules) for path in paths} == {
+        path.name: {"tomli"} if (folder, path.name) in tomli else set() for path in paths
+    }
+
+
+def test_lint_uses_the_standard_library_only():
+    """``lint/``: the standard library's ast, the catalog's entries and their pages' URLs."""
+    modules = set(import_graph())
+    paths = sorted((PACKAGE / "lint").rglob("*.py"))
+    assert {path.name: _third_party(path, modules) for path in paths} == {
+        path.name: set() for path in paths
+    }
+
+
+def test_diagnosis_imports_torch_only_when_it_runs():
+    """``diagnosis/`` instruments a script with torch, but importing it costs no torch: torch
+    is imported inside functions, never at a module's top level."""
+    top_level = {}
+    for path in sorted((PACKAGE / "diagnosis").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top_level[path.name] = [
+            alias.name
+            for node in tree.body
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            for alias in (node.names if isinstance(node, ast.Import) else [node])
+            if (getattr(alias, "name", None) or getattr(alias, "module", "") or "").startswith(
+                "torch"
+            )
+        ]
+    assert {name: found for name, found in top_level.items() if found} == {}

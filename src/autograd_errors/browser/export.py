@@ -10,13 +10,15 @@ Only what the paste page shows is included: every visitor of that page downloads
 
 from __future__ import annotations
 
-from autograd_errors import fuzzy, matching, normalize, not_autograd, templates, ui
+from autograd_errors.matcher import fuzzy, matching
+from autograd_errors.messages import normalize, templates
+from autograd_errors.rendering.strings import ENGLISH, releases_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from autograd_errors.catalog import Catalog
+    from autograd_errors.catalog.model import Catalog
 
 
 def _part(part: str | templates.Placeholder) -> str | dict[str, Any]:
@@ -25,7 +27,7 @@ def _part(part: str | templates.Placeholder) -> str | dict[str, Any]:
     return {"name": part.name, "kind": part.kind.name, "ends_at_break": part.ends_at_break}
 
 
-def catalog_json(catalog: Catalog, language: str = ui.ENGLISH) -> dict[str, Any]:
+def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
     """Everything the paste page needs, and nothing more: the texts in ``language`` (English
     where an entry is not translated yet), ids and keys in English. The page's own words are
     not here but in ``autograd-strings.js`` (:mod:`.sphinxext.assets`)."""
@@ -43,7 +45,7 @@ def catalog_json(catalog: Catalog, language: str = ui.ENGLISH) -> dict[str, Any]
     for entry in catalog:
         if entry.is_pitfall:
             continue  # nothing to match
-        text = entry.text(language, fallback=True)
+        text = entry.localized(language, fallback=True)
         entries.append(
             {
                 "id": entry.id,
@@ -61,7 +63,7 @@ def catalog_json(catalog: Catalog, language: str = ui.ENGLISH) -> dict[str, Any]
                     {
                         "variant": w.variant,
                         "exception": w.exception,
-                        "releases": ui.releases_text(w.releases.since, w.releases.until, language),
+                        "releases": releases_text(w.releases.since, w.releases.until, language),
                         "tokens": [_part(t) for t in w.template.tokens],
                         "parts": [_part(p) for p in w.template.parts],
                     }
@@ -82,7 +84,12 @@ def catalog_json(catalog: Catalog, language: str = ui.ENGLISH) -> dict[str, Any]
             "ansi_pattern": normalize.ANSI_PATTERN,
             "control_codes": list(normalize.CONTROL_CODES),
             "near_miss_limit": matching.NEAR_MISS_LIMIT,
-            "context_wordings": [list(pair) for pair in matching.CONTEXT_WORDINGS],
+            "context_wordings": [
+                [entry.id, wording.variant]
+                for entry in catalog
+                for wording in entry.wordings
+                if wording.context
+            ],
             "fuzzy": {
                 name.lower(): getattr(fuzzy, name)
                 for name in (
@@ -105,8 +112,13 @@ def catalog_json(catalog: Catalog, language: str = ui.ENGLISH) -> dict[str, Any]
                 )
             },
             "not_autograd": [
-                {"kind": k.name, "phrases": list(k.phrases), "hint": k.hint, "url": k.url}
-                for k in not_autograd.KINDS
+                {
+                    "kind": k.name,
+                    "phrases": list(k.phrases),
+                    "hint": k.hint_in(language),
+                    "url": k.url,
+                }
+                for k in catalog.not_autograd
             ],
         },
         "entries": entries,

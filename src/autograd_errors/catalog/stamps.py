@@ -1,16 +1,16 @@
 """Which translations are stale or missing, and stamping them up to date (``python -m
-autograd_errors translations status|stamp``; see :mod:`autograd_errors.translations`)."""
+autograd_errors translations status|stamp``; see :mod:`.translations`)."""
 
 from __future__ import annotations
 
-from autograd_errors.catalog import english_texts
-from autograd_errors.translations import SOURCE_TABLE, TranslationError, source_hash
+from autograd_errors.catalog.model import english_texts
+from autograd_errors.catalog.translations import SOURCE_TABLE, TranslationError, source_hash
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from autograd_errors.catalog import Entry
+    from autograd_errors.catalog.model import Entry
 
 
 def problems(entry: Entry, language: str) -> list[tuple[str, str]]:

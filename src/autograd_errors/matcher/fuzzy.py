@@ -2,7 +2,8 @@
 
 Real queries are often not a whole message: a clause from the middle, a GitHub title cut at its
 length limit, a message typed from memory, a typo, markdown around the code, lower case. The
-exact matcher (:mod:`autograd_errors.templates`) finds none of these; this module does, on words:
+exact matcher (:mod:`autograd_errors.messages.templates`) finds none of these; this module
+does, on words:
 
 - **Words.** Runs of ASCII letters, digits and ``_``, lower-cased, ``_`` trimmed at their ends.
   Everything else separates words, so case, backticks, ``*``, ``_``, ``>``, quotes and missing or
@@ -35,7 +36,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from autograd_errors.catalog import Catalog, Entry, Wording
+    from autograd_errors.catalog.model import Catalog, Entry, Wording
 
 #: What torch wraps around a check that has no message of its own (``TORCH_CHECK(cond)`` prints
 #: "Expected <cond> to be true, but got false.  (Could this error message be improved? ...)"):

@@ -4,35 +4,30 @@ Three kinds of answer, in one ranked list:
 
 - exact: one of the entry's wordings occurs in the paste, whole, its fields captured;
 - partial: a wording cut off at the end of a line (people often copy only the first sentence),
-  or a distinctive fragment of a wording, exactly or nearly (:mod:`autograd_errors.fuzzy`);
+  or a distinctive fragment of a wording, exactly or nearly (:mod:`.fuzzy`);
 - none: the closest entries are offered as near misses, kept apart from matches, and never
   presented as an answer; a PyTorch error that is not an autograd error is named as such
-  (:mod:`autograd_errors.not_autograd`) and never offered as an entry.
+  (:mod:`.not_autograd`) and never offered as an entry.
 
-Exact matches rank above partial ones. Context lines (anomaly mode's "Error detected in X")
-are matches of their own only when the paste holds no main error.
+Exact matches rank above partial ones. Context lines (anomaly mode's "Error detected in X",
+a wording with ``context = true`` in its record) are matches of their own only when the paste
+holds no main error. With a match, the paste's traceback is read for the user's own line
+(:mod:`.frames`).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, insort
 
-from autograd_errors.normalize import Skeleton, clean, skeleton
+from autograd_errors.matcher.frames import user_frame
+from autograd_errors.messages.normalize import Skeleton, clean, skeleton
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import autograd_errors.not_autograd as not_autograd
-    from autograd_errors.catalog import Catalog, Entry, Wording
-    from autograd_errors.templates import TemplateMatch
+    from autograd_errors.catalog.model import Catalog, Entry, NotAutogradKind, Wording
+    from autograd_errors.matcher.frames import Frame
+    from autograd_errors.messages.templates import TemplateMatch
 
-#: Wordings that only accompany a main error: anomaly mode's warnings, printed with the error
-#: whose backward failed. (entry id, variant); exported to the browser by export.py.
-CONTEXT_WORDINGS = (
-    ("anomaly-nan", "error-detected"),
-    ("anomaly-nan", "no-forward-information"),
-    ("anomaly-nan", "enabled-warning"),
-    ("anomaly-nan", "forward-traceback"),
-)
 #: At most this many near misses are offered.
 NEAR_MISS_LIMIT = 3
 
@@ -77,7 +72,7 @@ class Match:
         # In ``language``; English where a text is not translated yet. (The docstring is the
         # site's API page, translated in locales/: changing it would unsettle its translation.)
         values = with_derived_fields(self.fields)
-        text = self.entry.text(language, fallback=True)
+        text = self.entry.localized(language, fallback=True)
         lines = []
         for sentence in text.details:
             try:
@@ -105,22 +100,25 @@ class NearMiss:
 
 
 class Explanation:
-    """What a paste contains: matches, exact ones first, final exception first; without them,
-    the non-autograd error it holds (``not_autograd``), or else near misses."""
+    """What a paste contains: matches, exact ones first, final exception first, and the user's
+    own line (``frame``); without them, the non-autograd error it holds (``not_autograd``), or
+    else near misses."""
 
-    __slots__ = ("matches", "near_misses", "not_autograd", "text")
+    __slots__ = ("frame", "matches", "near_misses", "not_autograd", "text")
 
     def __init__(
         self,
         matches: list[Match],
         near_misses: list[NearMiss],
-        not_autograd: not_autograd.Kind | None = None,
+        not_autograd: NotAutogradKind | None = None,
         text: str = "",
+        frame: Frame | None = None,
     ) -> None:
         self.matches = matches
         self.near_misses = near_misses
         self.not_autograd = not_autograd
-        self.text = text  # the paste, for the user's own line in its traceback
+        self.text = text  # the paste
+        self.frame = frame  # the user's own line in its traceback, when something matched
 
     def __repr__(self) -> str:
         if self.matches:
@@ -157,25 +155,28 @@ def with_derived_fields(fields: dict[str, str]) -> dict[str, str]:
     return values
 
 
-def explain(text: str, catalog: Catalog) -> Explanation:
-    """Match ``text`` against every wording in ``catalog``."""
-    explanation = _explain(text, catalog)
+def find_entries(text: str, catalog: Catalog) -> Explanation:
+    """Match ``text`` against every wording in ``catalog``; with a match, find the user's own
+    line in its traceback."""
+    explanation = _ranked(text, catalog)
     explanation.text = text
+    if explanation.matches:
+        explanation.frame = user_frame(text)
     return explanation
 
 
-def _explain(text: str, catalog: Catalog) -> Explanation:
+def _ranked(text: str, catalog: Catalog) -> Explanation:
     cleaned = clean(text)
     exact = _find_in(Skeleton.of(cleaned), catalog)
     if any(m.kind == "exact" and not _is_context(m) for m in exact):
         # Exact matches rank above cut-off ones; each group keeps its final-exception-first order.
         return Explanation(sorted(exact, key=lambda m: m.kind != "exact"), [])
     # Only a paste without an exact match pays for importing the partial matcher.
-    import autograd_errors.fuzzy as fuzzy
-    import autograd_errors.not_autograd as not_autograd
+    import autograd_errors.matcher.fuzzy as fuzzy
+    import autograd_errors.matcher.not_autograd as not_autograd
 
     pasted = fuzzy.words(fuzzy.message_lines(cleaned))
-    elsewhere = not_autograd.recognise(pasted[-fuzzy.MAX_WORDS :])
+    elsewhere = not_autograd.recognise(pasted[-fuzzy.MAX_WORDS :], catalog.not_autograd)
     if elsewhere is not None:
         return Explanation([], [], elsewhere)
     # A message cut off at a line end matched its wording's start, with its fields: it stands
@@ -191,18 +192,18 @@ def _explain(text: str, catalog: Catalog) -> Explanation:
 
 
 def _is_context(match: Match) -> bool:
-    return (match.entry.id, match.wording.variant) in CONTEXT_WORDINGS
+    return match.wording.context
 
 
 def partial_matches(pasted: list[str], catalog: Catalog) -> list[Match]:
     """Entries a fragment of the paste belongs to: the best, and those sharing its fragment."""
-    import autograd_errors.fuzzy as fuzzy
+    import autograd_errors.matcher.fuzzy as fuzzy
 
     best: dict[str, fuzzy.Fragment] = {}
     fragments = fuzzy.fragments(pasted, catalog)
     # A context line gives way to the main error it accompanies, but not to a faint echo of
     # another wording in its own words: the main fragment must score half as much at least.
-    main = [f for f in fragments if (f.entry.id, f.wording.variant) not in CONTEXT_WORDINGS]
+    main = [f for f in fragments if not f.wording.context]
     if main and main[0].score * 2 >= fragments[0].score:
         fragments = main
     for fragment in fragments:
@@ -216,7 +217,7 @@ def partial_matches(pasted: list[str], catalog: Catalog) -> list[Match]:
 
 
 def near_misses_of(pasted: list[str], catalog: Catalog) -> list[NearMiss]:
-    import autograd_errors.fuzzy as fuzzy
+    import autograd_errors.matcher.fuzzy as fuzzy
 
     return [
         NearMiss(entry, share)

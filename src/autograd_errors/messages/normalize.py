@@ -1,7 +1,7 @@
 """Turn whatever a user pasted into text the templates can be matched against.
 
 Pastes come from terminals, notebooks, CI logs, chat and issue trackers. Matching looks for a
-message *inside* the paste, with whitespace ignored (see :mod:`autograd_errors.templates`), so
+message *inside* the paste, with whitespace ignored (see :mod:`.templates`), so
 what merely surrounds a message needs no removing: traceback frames, ``RuntimeError:`` and other
 exception prefixes (qualified, misspelled), ``path:12: UserWarning:`` prefixes, torch's
 ``(Triggered internally at ...)`` suffix, notebook headers. What has to go is what lands *inside*

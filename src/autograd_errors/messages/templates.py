@@ -7,7 +7,7 @@ where torch inserts a value (``{{`` and ``}}`` stand for literal braces)::
     {expected_version:version} instead.
 
 Matching happens on the *skeleton* of a paste: its text with every whitespace character removed
-(see :mod:`autograd_errors.normalize`). Whitespace-free matching is what makes a message match
+(see :mod:`.normalize`). Whitespace-free matching is what makes a message match
 whether a terminal wrapped it at a space, in the middle of a word, or not at all.
 
 Every placeholder kind is a bounded set of characters, and the character that follows a
@@ -25,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from autograd_errors.normalize import Skeleton
+    from autograd_errors.messages.normalize import Skeleton
 
 #: Fewest literal characters (whitespace excluded) a truncated paste must match to count.
 MIN_TRUNCATED_CHARS = 30

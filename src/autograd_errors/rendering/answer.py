@@ -1,15 +1,28 @@
-"""What :func:`autograd_errors.explain` returns: an :class:`~autograd_errors.matching.Explanation`
-that also shows itself, as text (``str``: the CLI's default output) and in a notebook
-(``_repr_html_``: the HTML of ``%load_ext autograd_errors``).
+"""The answer: what every surface shows for a paste or an exception, assembled once.
 
-Its own module because the renderers (:mod:`.report`) read the matcher's results: the matcher
-cannot import them back without an import cycle.
+:meth:`Answer.of` reads a paste, or an exception's message and traceback as a paste of them
+would be, and finds the entries it holds and the user's own line (:func:`.matching.find_entries
+<autograd_errors.matcher.matching.find_entries>`). One function per format renders it, in a
+language: :func:`.text.answer_text`, :func:`.payloads.answer_json`, :func:`.notebook.answer_html`.
+The CLI, :func:`autograd_errors.install`, IPython and pytest all go through here; a new fact of
+an answer (a culprit that diagnosis found, say) is a field of the explanation and a line in each
+renderer.
+
+:class:`Answer` is also what :func:`autograd_errors.explain` returns: an explanation that shows
+itself as text (``str``: the CLI's short answer) and in a notebook (``_repr_html_``).
 """
 
 from __future__ import annotations
 
-import autograd_errors.report as report
-from autograd_errors.matching import Explanation
+from autograd_errors.matcher import matching
+from autograd_errors.matcher.matching import Explanation
+from autograd_errors.rendering.terminal import Style
+from autograd_errors.rendering.text import answer_text
+from autograd_errors.rendering.urls import base_url
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autograd_errors.catalog.model import Catalog
 
 
 class Answer(Explanation):
@@ -18,18 +31,27 @@ class Answer(Explanation):
     __slots__ = ()
 
     @classmethod
-    def of(cls, explanation: Explanation) -> Answer:
-        return cls(
-            explanation.matches,
-            explanation.near_misses,
-            explanation.not_autograd,
-            explanation.text,
-        )
+    def of(cls, pasted: str | BaseException, catalog: Catalog | None = None) -> Answer:
+        """The answer for ``pasted``: a paste, or an exception (its message and its traceback
+        are read, as a paste of them would be), against ``catalog`` (the packaged one)."""
+        if isinstance(pasted, BaseException):
+            import traceback
+
+            error = pasted
+            pasted = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        if catalog is None:
+            from autograd_errors.catalog import load
+
+            catalog = load()
+        found = matching.find_entries(pasted, catalog)
+        return cls(found.matches, found.near_misses, found.not_autograd, found.text, found.frame)
 
     def __str__(self) -> str:
         """What ``explain`` prints by default, plain, at 80 columns."""
-        return report.default_text(self, report.base_url(), report.Style(False), 78)
+        return answer_text(self, base_url(), Style(False), 78)
 
     def _repr_html_(self) -> str:
         """The notebook's rendering: the HTML of ``%load_ext autograd_errors``."""
-        return report.short_html(self, report.base_url())
+        from autograd_errors.rendering.notebook import answer_html  # html imports re
+
+        return answer_html(self, base_url())

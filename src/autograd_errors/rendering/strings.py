@@ -1,5 +1,5 @@
 """The interface's own words, in every language of the reference (issue 16): one table for the
-CLI, the entry pages and the paste page.
+CLI, the entry pages and the paste page (:func:`ui` gives one of them).
 
 Each key maps a language to its text; ``{name}`` marks a value filled in (``str.format`` in
 Python; the paste page's script replaces ``{name}`` the same way). Each site's
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 ENGLISH, CHINESE = "en", "zh_CN"
 
 STRINGS: dict[str, dict[str, str]] = {
-    # The command line (report.py, cli.py).
+    # The command line (rendering/, cli/).
     "cli.most_likely": {"en": "Most likely:", "zh_CN": "最常见的原因："},
     "cli.fix": {"en": "Fix:", "zh_CN": "修复："},
     "cli.more": {"en": "More:", "zh_CN": "详见："},
@@ -80,7 +80,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Paste the error or the whole traceback, then press Ctrl-D on a line of its own:",
         "zh_CN": "粘贴报错信息或完整的回溯信息（traceback），然后另起一行按 Ctrl-D：",
     },
-    # Release ranges (releases.py describes them in English).
+    # A notebook's answer (rendering/notebook.py): the summary that opens everything.
+    "notebook.more": {"en": "More", "zh_CN": "更多"},
+    # Release ranges (catalog/releases.py describes them in English).
     "releases.one": {"en": "torch {since}", "zh_CN": "torch {since}"},
     "releases.span": {"en": "torch {since} to {until}", "zh_CN": "torch {since} 至 {until}"},
     "releases.since": {"en": "torch {since} and later", "zh_CN": "torch {since} 及以后的版本"},
@@ -295,8 +297,8 @@ STRINGS: dict[str, dict[str, str]] = {
 }
 
 
-def text(key: str, language: str = ENGLISH, **values: object) -> str:
-    """The interface text ``key`` in ``language``, with its ``{names}`` filled in."""
+def ui(key: str, language: str = ENGLISH, **values: object) -> str:
+    """The interface's text ``key`` in ``language``, with its ``{names}`` filled in."""
     template = STRINGS[key][language]
     return template.format(**values) if values else template
 
@@ -315,13 +317,13 @@ def releases_text(since: str | None, until: str | None, language: str) -> str:
     """A release range in words (``ReleaseRange.describe`` in any language)."""
     if since and until:
         if since == until:
-            return text("releases.one", language, since=since)
-        return text("releases.span", language, since=since, until=until)
+            return ui("releases.one", language, since=since)
+        return ui("releases.span", language, since=since, until=until)
     if since:
-        return text("releases.since", language, since=since)
+        return ui("releases.since", language, since=since)
     if until:
-        return text("releases.until", language, until=until)
-    return text("releases.all", language)
+        return ui("releases.until", language, until=until)
+    return ui("releases.all", language)
 
 
 def with_releases(sentence: str, since: str | None, until: str | None, language: str) -> str:
@@ -329,7 +331,7 @@ def with_releases(sentence: str, since: str | None, until: str | None, language:
     if since is None and until is None:
         return sentence
     releases = releases_text(since, until, language)
-    return f"{sentence} {text('cause.releases', language, releases=releases)}"
+    return f"{sentence} {ui('cause.releases', language, releases=releases)}"
 
 
 # Which language -------------------------------------------------------------------------------

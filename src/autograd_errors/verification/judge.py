@@ -1,7 +1,7 @@
-"""Judge every entry against the installed torch from what its gallery script did.
+"""Judge an entry against the installed torch from what its gallery script did.
 
-:mod:`autograd_errors.observe` runs a script and records what it raised; :func:`judge` gives
-the entry one :class:`Status`:
+:mod:`.observer` runs a script and records what it raised; :func:`judge` gives the entry one
+:class:`~.verdicts.Status`:
 
 - ``OK``: every repro raised a message that matches this entry;
 - ``DRIFT``: torch raised a message that matches no wording in the catalog;
@@ -31,108 +31,31 @@ from __future__ import annotations
 
 import ast
 import difflib
-from enum import Enum
 
-from autograd_errors import catalog as catalog_module
-from autograd_errors import gallery
-from autograd_errors.matching import find_matches
-from autograd_errors.observe import Event, Observation, module_blocks, run_script
-from autograd_errors.releases import parse_release
+from autograd_errors.catalog.releases import parse_release
+from autograd_errors.matcher.matching import find_matches
+from autograd_errors.verification import environment, gallery
+from autograd_errors.verification.observer import module_blocks
+from autograd_errors.verification.verdicts import NEEDS_CUDA_DETAIL, SEVERITY, Result, Status
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from autograd_errors.catalog import Catalog, Cause, Entry
-
-
-class Status(str, Enum):
-    """An entry's verdict on one torch release; its value is what reports and files show."""
-
-    OK = "OK"
-    DRIFT = "DRIFT"
-    WRONG_ENTRY = "WRONG-ENTRY"
-    NO_ERROR = "NO-ERROR"
-    FIX_FAILS = "FIX-FAILS"
-    RETIRED = "RETIRED"
-    NOT_APPLICABLE = "NOT-APPLICABLE"
-    UNTESTED = "UNTESTED"
-    NEEDS_CUDA = "NEEDS-CUDA"
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec)
-
-    @property
-    def passing(self) -> bool:
-        """Whether the entry was verified and passes."""
-        return self in PASSING
-
-    @property
-    def failing(self) -> bool:
-        """Whether the status is a failure: neither passing nor unverifiable here."""
-        return not self.passing and self not in UNVERIFIED
-
-
-#: Worst first: an entry's status is the worst of what its script showed.
-SEVERITY = (
-    Status.FIX_FAILS,
-    Status.WRONG_ENTRY,
-    Status.DRIFT,
-    Status.NO_ERROR,
-    Status.UNTESTED,
-    Status.NEEDS_CUDA,
-    Status.NOT_APPLICABLE,
-    Status.RETIRED,
-    Status.OK,
-)
-#: The statuses of entries verified here that pass.
-PASSING = frozenset((Status.OK, Status.RETIRED, Status.NOT_APPLICABLE))
-#: Entries this machine cannot verify: neither passing nor failing; reports count them apart.
-UNVERIFIED = frozenset((Status.NEEDS_CUDA,))
-#: Why an entry was not verified, as reports and pages say it.
-NEEDS_CUDA_DETAIL = "the repro needs CUDA, which this machine lacks: it was not run"
-
-
-class Result:
-    """An entry's verdict: a status, what torch said, and a human explanation."""
-
-    __slots__ = ("detail", "entry_id", "message", "status")
-
-    def __init__(self, entry_id: str, status: Status, message: str, detail: str) -> None:
-        self.entry_id = entry_id
-        self.status = status
-        self.message = message
-        self.detail = detail
-
-    @classmethod
-    def from_dict(cls, data: dict[str, str]) -> Result:
-        """The inverse of :meth:`as_dict`."""
-        return cls(data["id"], Status(data["status"]), data["message"], data["detail"])
-
-    def as_dict(self) -> dict[str, str]:
-        return {
-            "id": self.entry_id,
-            "status": self.status.value,
-            "message": self.message,
-            "detail": self.detail,
-        }
+    from autograd_errors.catalog.model import Catalog, Cause, Entry
+    from autograd_errors.verification.observer import Event, Observation
 
 
 def judge(
     entry: Entry, observation: Observation, catalog: Catalog, release: str | None = None
 ) -> Result:
     """The status of ``entry`` given what its script did on torch ``release``."""
-    if entry.needs == "cuda" and not cuda_available():
+    if entry.needs == "cuda" and not environment.cuda_available():
         return Result(entry.id, Status.NEEDS_CUDA, "", NEEDS_CUDA_DETAIL)
     verdicts: list[tuple[Status, str, str]] = []  # (status, message, detail)
     own: list[Event] = []
     crash = observation.crash_event
-    if crash is not None and entry.retired:
-        matches = find_matches(crash.text(), catalog)
-        if matches and matches[0].entry.id == entry.id:
-            own.append(crash)  # an older release still raises the retired message
-            crash = None
+    if crash is not None and entry.retired and _is_own(crash, entry, catalog):
+        own.append(crash)  # an older release still raises the retired message
+        crash = None
     blocks = module_blocks(observation.path)
     elsewhere = _blocks_of_other_releases(entry, observation.path, blocks, release)
     firsts = [_first_entry(event, catalog) for event in observation.events]
@@ -164,10 +87,7 @@ def judge(
             verdicts.append((Status.NOT_APPLICABLE, "", detail))
             continue
         if first is not None:
-            detail = (
-                f"{where} raised {event.exception} {first.id!r}'s message, "
-                f"not {entry.id!r}'s:\n  {event.text()}"
-            )
+            detail = _wrong_entry_detail(where, event, first, entry)
             verdicts.append((Status.WRONG_ENTRY, event.message, detail))
         else:
             verdicts.append((Status.DRIFT, event.message, _drift_detail(entry, event, where)))
@@ -233,6 +153,19 @@ def _first_entry(event: Event, catalog: Catalog) -> Entry | None:
     return matches[0].entry if matches else None
 
 
+def _is_own(event: Event, entry: Entry, catalog: Catalog) -> bool:
+    """Whether ``event`` is ``entry``'s own message."""
+    first = _first_entry(event, catalog)
+    return first is not None and first.id == entry.id
+
+
+def _wrong_entry_detail(where: str, event: Event, other: Entry, entry: Entry) -> str:
+    return (
+        f"{where} raised {event.exception} {other.id!r}'s message, "
+        f"not {entry.id!r}'s:\n  {event.text()}"
+    )
+
+
 def _applies(cause: Cause, release: str | None) -> bool:
     """Whether ``cause`` leads to its entry's message on torch ``release`` (unknown: yes)."""
     return release is None or release in cause.releases
@@ -268,24 +201,9 @@ def _cause_verdicts(
 ) -> list[tuple[Status, str, str]]:
     """Whether the script executes each common cause of ``entry`` and its fix, as tagged; the
     triggers of causes that do not hold on ``release`` run, but what they raise is not judged."""
-    verdicts: list[tuple[Status, str, str]] = []
     blocks = module_blocks(observation.path)
-    tagged: dict[tuple[str, str], list[int]] = {}
-    cause_ids = {cause.id for cause in entry.causes}
-    for line, tag, _ in gallery.line_tags(observation.path):
-        kind, _, cause_id = tag.partition(": ")
-        if kind not in (gallery.CAUSE_TAG, gallery.FIX_TAG):
-            continue
-        if cause_id not in cause_ids:
-            verdicts.append(
-                (
-                    Status.UNTESTED,
-                    "",
-                    f"line {line} is tagged '{tag}', but {entry.id!r} has no cause {cause_id!r}",
-                )
-            )
-            continue
-        tagged.setdefault((kind, cause_id), []).append(line)
+    tagged, unknown = gallery.cause_tags(observation.path, entry)
+    verdicts: list[tuple[Status, str, str]] = [(Status.UNTESTED, "", p) for p in unknown]
     for cause in entry.causes:
         for kind in (gallery.CAUSE_TAG, gallery.FIX_TAG):
             is_cause = kind == gallery.CAUSE_TAG
@@ -350,17 +268,14 @@ def _trigger_verdicts(
     ]
     verdicts: list[tuple[Status, str, str]] = []
     for event in inside:
-        matches = find_matches(event.text(), catalog)
-        if matches and matches[0].entry.id == entry.id:
+        matched = _first_entry(event, catalog)
+        if matched is not None and matched.id == entry.id:
             return []
         if event.kind == "exception" and _missing_torch_api(event):
             detail = f"{where}: this torch lacks an API it uses: {event.text()}"
             verdicts.append((Status.NOT_APPLICABLE, "", detail))
-        elif matches:
-            detail = (
-                f"{where} raised {event.exception} {matches[0].entry.id!r}'s message, "
-                f"not {entry.id!r}'s:\n  {event.text()}"
-            )
+        elif matched is not None:
+            detail = _wrong_entry_detail(where, event, matched, entry)
             verdicts.append((Status.WRONG_ENTRY, event.message, detail))
         else:
             detail = f"{where} raised a message no wording matches:\n  {event.text()}"
@@ -446,96 +361,3 @@ def word_diff(expected: str, actual: str) -> str:
         if j2 > j1:
             out.append("{+" + " ".join(new[j1:j2]) + "+}")
     return " ".join(out)
-
-
-def check(
-    catalog: Catalog | None = None,
-    directory: str | None = None,
-    only: list[str] | None = None,
-) -> list[Result]:
-    """Run every gallery script on the installed torch and judge each entry (``only``: just
-    these entries)."""
-    catalog = catalog or catalog_module.load()
-    found = gallery.scripts(directory)
-    if only is not None:
-        found = [script for script in found if script.entry_id in only]
-        return [result for result, _ in run_all(catalog, found)]
-    results = [
-        Result(entry_id, Status.FIX_FAILS, "", problem)
-        for entry_id, problem in gallery.correspondence_problems(catalog, found)
-    ]
-    return results + [result for result, _ in run_all(catalog, found)]
-
-
-def run_all(catalog: Catalog, found: list[gallery.Script]) -> list[tuple[Result, Observation]]:
-    """Each catalog entry's script, run and judged on the installed torch."""
-    release = torch_version()
-    judged = []
-    for script in found:
-        if script.entry_id in catalog:
-            entry = catalog[script.entry_id]
-            runs_here = entry.needs != "cuda" or cuda_available()
-            observation = run_script(script.path) if runs_here else Observation(script.path)
-            result = judge(catalog[script.entry_id], observation, catalog, release)
-            judged.append((result, observation))
-    return judged
-
-
-def cuda_available() -> bool:
-    import torch
-
-    return bool(torch.cuda.is_available())
-
-
-def torch_version() -> str:
-    import torch
-
-    return torch.__version__
-
-
-class TorchUnavailable(Exception):
-    """torch is missing, or is installed but fails to import; the message says which."""
-
-
-def import_torch() -> str:
-    """Import torch for ``check`` and ``record``: its version, or :class:`TorchUnavailable`.
-
-    A broken install fails in many ways (a missing CUDA library's ``OSError``, an
-    ``ImportError`` inside torch, even ``SystemExit`` at import); each is named as it is."""
-    import importlib.util
-
-    try:
-        import torch
-    except (Exception, SystemExit) as error:  # noqa: BLE001 - any failure is reported
-        if isinstance(error, ModuleNotFoundError) and error.name == "torch":
-            raise TorchUnavailable("torch is not installed; `pip install torch`") from None
-        if importlib.util.find_spec("torch") is None:
-            raise TorchUnavailable("torch is not installed; `pip install torch`") from None
-        if isinstance(error, SystemExit):
-            reason = f"SystemExit({error.code!r})"
-        else:
-            lines = str(error).strip().splitlines()
-            reason = type(error).__name__ + (f": {lines[0]}" if lines else "")
-        raise TorchUnavailable(f"torch is installed but fails to import: {reason}") from None
-    return str(torch.__version__)
-
-
-def report_text(results: list[Result], release: str) -> str:
-    lines = [f"torch {release}: {len(results)} entries checked"]
-    width = max((len(r.entry_id) for r in results), default=0)
-    for result in results:
-        lines.append(f"{result.status:11} {result.entry_id:{width}}  {result.message[:100]}")
-        if result.status is not Status.OK:
-            lines += ["            " + line for line in result.detail.splitlines()]
-    failed = sum(result.status.failing for result in results)
-    unverified = sum(result.status in UNVERIFIED for result in results)
-    if unverified:
-        lines.append(
-            f"{unverified} entr{'y' if unverified == 1 else 'ies'} could not be verified here: "
-            "need CUDA"
-        )
-    if failed:
-        lines.append(f"{failed} entr{'y' if failed == 1 else 'ies'} failed")
-    else:
-        lines.append("all others pass" if unverified else "all pass")
-    return "\n".join(lines)

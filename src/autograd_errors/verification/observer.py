@@ -6,7 +6,9 @@ A gallery script triggers its entry's error inside a module-level ``try`` (warni
 Scripts stay plain, standalone Python; what they raise is observed from outside, with a trace
 function on the script's module frame and a hook on the warnings machinery. The same observer
 runs under ``python -m autograd_errors check`` and under sphinx-gallery while the site builds;
-:mod:`autograd_errors.verify` judges what it saw.
+:mod:`.judge` judges what it saw. What it changes in the interpreter while it watches (the trace
+function, the warnings machinery, the output streams) is given back by
+:class:`~autograd_errors.interpreter.patches.Patches`.
 """
 
 from __future__ import annotations
@@ -18,11 +20,11 @@ import os
 import sys
 import traceback
 import warnings
-from contextlib import redirect_stderr, redirect_stdout
+
+from autograd_errors.interpreter.patches import Patches
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from types import FrameType
     from typing import Any
 
@@ -71,14 +73,11 @@ class Observer:
     def __init__(self, path: str) -> None:
         self.observation = Observation(path)
         self._pending: tuple[Event, BaseException] | None = None
-        self._previous_trace: Any = None
-        self._original_show: Any = None
+        self._patches = Patches()
         self._statement: int | None = None
 
     def start(self) -> None:
-        self._previous_trace = sys.gettrace()
-        self._original_show = warnings._showwarnmsg  # type: ignore[attr-defined]
-        original = self._original_show
+        original = warnings._showwarnmsg  # type: ignore[attr-defined]
 
         def show(message: warnings.WarningMessage) -> None:
             line = message.lineno if self._is_script(message.filename) else None
@@ -88,13 +87,11 @@ class Observer:
             self.observation.events.append(event)
             original(message)
 
-        warnings._showwarnmsg = show  # type: ignore[attr-defined]
-        sys.settrace(self._trace)
+        self._patches.set(warnings, "_showwarnmsg", show)
+        self._patches.trace(self._trace)
 
     def stop(self) -> Observation:
-        sys.settrace(self._previous_trace)
-        if self._original_show is not None:
-            warnings._showwarnmsg = self._original_show  # type: ignore[attr-defined]
+        self._patches.restore()
         self._flush_pending(caught=False)
         self.observation.silent_repros = _silent_repros(self.observation)
         return self.observation
@@ -210,7 +207,12 @@ def run_script(path: str) -> Observation:
     observer = Observer(path)
     # What the script prints is its page's business; check's report is the verdicts. torch's
     # C++ side (DDP's reducer, gloo) writes its warnings to file descriptor 2 directly.
-    with _native_stderr_silenced(), redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+    with Patches() as patches:
+        with contextlib.suppress(AttributeError, OSError, ValueError):  # None, or closed
+            sys.stderr.flush()  # before descriptor 2 goes elsewhere
+        patches.descriptor(2, os.devnull)
+        patches.set(sys, "stdout", io.StringIO())
+        patches.set(sys, "stderr", io.StringIO())
         observer.start()
         try:
             exec(code, namespace)
@@ -219,22 +221,3 @@ def run_script(path: str) -> Observation:
         finally:
             observation = observer.stop()
     return observation
-
-
-@contextlib.contextmanager
-def _native_stderr_silenced() -> Iterator[None]:
-    """File descriptor 2 pointed at /dev/null for the duration, then given back."""
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError, AttributeError):
-        yield  # no descriptor 2 to silence (an embedded interpreter, a closed stderr)
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)

@@ -1,14 +1,10 @@
-"""What each torch release really raised for each entry: recordings, and their agreement with
-the catalog.
+"""What each torch release really raised for each entry: the recordings of ``data/observed/``,
+written and read.
 
 ``python -m autograd_errors record`` runs the gallery on the installed torch and writes
 ``data/observed/torch-<release>.json``; ``make matrix`` does it for several releases, each in a
-venv of its own. The tests read the committed recordings, so they need no old torch:
-
-1. every observed message matches its own entry;
-2. the wording it matches claims the observed release;
-3. no other wording of the same form claims that release;
-4. every wording cites its source (a PyTorch file, commit or PR, or an issue thread).
+venv of its own. The tests read the committed recordings, so they need no old torch; their
+agreement with the catalog is a stage of :mod:`.consistency`.
 """
 
 from __future__ import annotations
@@ -21,26 +17,24 @@ import re
 import sys
 import tempfile
 
-from autograd_errors.matching import find_matches
-from autograd_errors.releases import parse_release
-from autograd_errors.verify import Status
+from autograd_errors.catalog.releases import parse_release
+from autograd_errors.matcher.matching import find_matches
+from autograd_errors.verification.verdicts import Status
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from autograd_errors.catalog import Catalog, Entry, Wording
-    from autograd_errors.observe import Observation
-    from autograd_errors.verify import Result
+    from autograd_errors.catalog.model import Catalog, Entry
+    from autograd_errors.verification.observer import Observation
+    from autograd_errors.verification.verdicts import Result
 
 _TRIGGERED = " (Triggered internally at "
-_SOURCE_PREFIXES = ("https://github.com/",)
-_SOURCE_KINDS = ("/blob/", "/tree/", "/commit/", "/pull/", "/issues/")
 
 
 def checkout_root() -> str | None:
     """The checkout this package runs from, or None for an installed package."""
-    from autograd_errors.gallery import gallery_dir
+    from autograd_errors.verification.gallery import gallery_dir
 
     root = os.path.dirname(gallery_dir())
     return root if os.path.isdir(os.path.join(root, "src", "autograd_errors")) else None
@@ -205,79 +199,3 @@ def recording_data(
         "platform": f"{sys.platform}-{platform.machine()}",
         "entries": entries,
     }
-
-
-def consistency_problems(catalog: Catalog, recordings: list[Recording]) -> list[str]:
-    """Where the recordings and the catalog disagree (rules 1 to 3 of this module)."""
-    problems = []
-    for recording in recordings:
-        where = f"torch {recording.release}"
-        for entry_id, observed in recording.entries.items():
-            if entry_id not in catalog:
-                problems.append(f"{where}: {entry_id} is recorded but not in the catalog")
-                continue
-            for event in observed["events"]:
-                if event["entry"] is None:
-                    continue
-                problems += _event_problems(catalog, where, recording.release, event)
-    return problems
-
-
-def completeness_problems(
-    catalog: Catalog, recordings: list[Recording], reference: str
-) -> list[str]:
-    """What the reference release's recording lacks: every entry must be recorded there, and
-    pass. Older recordings may lack newer entries (their pages say "not recorded")."""
-    found = [recording for recording in recordings if recording.release == reference]
-    if not found:
-        return [f"torch {reference}: no recording; run `make record`"]
-    (recording,) = found
-    problems = [
-        f"torch {reference}: {entry.id} is not recorded; run `make record`"
-        for entry in catalog
-        if entry.id not in recording.entries
-    ]
-    for entry_id, observed in recording.entries.items():
-        if Status(observed["status"]).failing:
-            problems.append(f"torch {reference}: {entry_id} is {observed['status']}")
-    return problems
-
-
-def _event_problems(catalog: Catalog, where: str, release: str, event: dict[str, Any]) -> list[str]:
-    text = f"{event['exception']}: {event['message']}"
-    matches = find_matches(text, catalog)
-    recorded_as = event["entry"]
-    if not matches or matches[0].entry.id != recorded_as:
-        found = matches[0].entry.id if matches else "nothing"
-        return [f"{where}: {recorded_as}'s message now matches {found}: {text}"]
-    wording = matches[0].wording
-    entry = matches[0].entry
-    problems = []
-    if release not in wording.releases:
-        problems.append(
-            f"{where}: {entry.id} wording {wording.variant!r} claims "
-            f"{wording.releases.describe()}, but {release} printed it: {text}"
-        )
-    for other in _same_form(entry, wording):
-        if release in other.releases:
-            problems.append(
-                f"{where}: {entry.id} wording {other.variant!r} claims {release}, "
-                f"which printed {wording.variant!r} instead: {text}"
-            )
-    return problems
-
-
-def _same_form(entry: Entry, wording: Wording) -> list[Wording]:
-    return [w for w in entry.wordings if w.form == wording.form and w is not wording]
-
-
-def source_problems(catalog: Catalog) -> list[str]:
-    """Wordings whose source is not a PyTorch file, commit or PR, or an issue thread."""
-    problems = []
-    for entry in catalog:
-        for wording in entry.wordings:
-            source = wording.source
-            cited = source.startswith(_SOURCE_PREFIXES) and any(k in source for k in _SOURCE_KINDS)
-            if not cited:
-                problems.append(f"{entry.id} {wording.variant!r}: source {source!r}")
-    return problems

@@ -113,11 +113,12 @@ def test_str_of_no_match_is_what_the_cli_prints(cli):
 
 
 def test_repr_html_is_what_the_ipython_extension_shows():
-    from autograd_errors.ipython import Answer
+    from autograd_errors.ipython import CellAnswer
 
     error = _caught("x = torch.ones(2, requires_grad=True)\nx += 1")
-    html = autograd_errors.explain(error)._repr_html_()
-    assert html == Answer(error, "")._repr_html_()
+    answer = autograd_errors.explain(error)
+    html = answer._repr_html_()
+    assert html == CellAnswer(answer)._repr_html_()
     assert "In-place change to a leaf tensor that requires grad" in html
     assert (
         'href="https://autograd-errors.readthedocs.io/en/latest/errors/inplace/leaf-inplace.html"'

@@ -12,8 +12,9 @@ import textwrap
 import pytest
 from helpers import MESSAGES_2_13, REPO, load_data
 
-from autograd_errors import catalog, export
-from autograd_errors.matching import explain
+from autograd_errors import catalog
+from autograd_errors.browser import export
+from autograd_errors.matcher.matching import find_entries
 
 CATALOG = catalog.load(use_cache=False)
 VECTORS = load_data("matcher-vectors.json")["vectors"]
@@ -39,7 +40,7 @@ def all_pastes() -> list[str]:
 
 def python_result(text: str) -> dict:
     """What the Python matcher finds, in the shape tests/js/run-matcher.cjs prints."""
-    found = explain(text, CATALOG)
+    found = find_entries(text, CATALOG)
     return {
         "matches": [
             {

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from helpers import REPO
 
-from autograd_errors import observations
-from autograd_errors.observe import run_script
+from autograd_errors.verification import recordings
+from autograd_errors.verification.observer import run_script
 
-REFERENCE = observations.reference_release(str(REPO / "constraints.txt"))
+REFERENCE = recordings.reference_release(str(REPO / "constraints.txt"))
 
 
 def fake_torch(tmp_path: Path, init: str) -> dict[str, str]:
@@ -73,12 +73,12 @@ def test_record_refuses_a_development_build(cli, tmp_path, version):
 
 
 def test_development_builds_are_told_from_releases():
-    assert observations.is_pre_release("2.14.0.dev20251201+cpu")
-    assert observations.is_pre_release("2.6.0a0")
-    assert observations.is_pre_release("2.5.0rc1")
-    assert not observations.is_pre_release("2.13.0+cpu")
-    assert not observations.is_pre_release("2.13.0")
-    assert not observations.is_pre_release("1.13.1+cu117")
+    assert recordings.is_pre_release("2.14.0.dev20251201+cpu")
+    assert recordings.is_pre_release("2.6.0a0")
+    assert recordings.is_pre_release("2.5.0rc1")
+    assert not recordings.is_pre_release("2.13.0+cpu")
+    assert not recordings.is_pre_release("2.13.0")
+    assert not recordings.is_pre_release("1.13.1+cu117")
 
 
 def test_record_refuses_a_file_as_its_directory(cli, tmp_path):

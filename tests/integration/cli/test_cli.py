@@ -257,7 +257,7 @@ def test_show_repro_prints_the_bundled_script_with_its_entry_written_out(cli):
     result = cli("show", "leaf-inplace", "--repro")
     assert result.returncode == 0
     printed = result.stdout.decode()
-    script = Path(__file__).parent.parent / "gallery" / "inplace" / "leaf-inplace.py"
+    script = Path(__file__).parents[3] / "gallery" / "inplace" / "leaf-inplace.py"
     source = script.read_text(encoding="utf-8")
     assert ".. autograd-entry:: leaf-inplace" in source
     assert ".. autograd-" not in printed
@@ -635,10 +635,10 @@ def test_an_option_value_that_looks_like_an_option_is_a_usage_error(cli, option)
 # Exit codes for what no input should cause ------------------------------------------------
 
 BROKEN_MATCHER = (
-    "import sys, autograd_errors.matching as matching\n"
+    "import sys, autograd_errors.matcher.matching as matching\n"
     "def broken(*args, **kwargs):\n"
     "    raise RuntimeError('the matcher broke')\n"
-    "matching.explain = broken\n"
+    "matching.find_entries = broken\n"
     "from autograd_errors.cli import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
 )

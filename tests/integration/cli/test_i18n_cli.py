@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from helpers import DATA, REPO, load_data, use_fixture_translation
 
-from autograd_errors import report, ui
 from autograd_errors.catalog import load as load_catalog
+from autograd_errors.rendering import strings, terminal
 
 REAL_PASTES = load_data("real-pastes.json")["pastes"]
 #: https://github.com/ziqi92/Modof/issues/5, verbatim: a ReLU's output changed in place.
@@ -170,7 +170,7 @@ def test_list_lang_zh_uses_the_chinese_titles_where_they_exist(package, cli_env)
     assert "  （陷阱）  " in pitfall  # a pitfall, in Chinese
     pitfall_title = (
         load_catalog(str(package / "autograd_errors" / "entries"), use_cache=False)["grad-is-none"]
-        .text("zh_CN")
+        .localized("zh_CN")
         .title
     )
     assert pitfall.endswith(pitfall_title)
@@ -181,11 +181,11 @@ def test_list_lang_zh_uses_the_chinese_titles_where_they_exist(package, cli_env)
 
 def test_paragraphs_count_wide_characters_as_two_columns():
     text = "梯度" * 30  # 60 characters, 120 columns: 19 a line after the indent
-    lines = report._paragraphs(text, 40, "  ")
+    lines = terminal.fill(text, 40, "  ")
     assert [columns(line) for line in lines] == [40, 40, 40, 2 + 3 * 2]
     assert "".join(line.strip() for line in lines) == text
     mixed = "对 `nn.ReLU(inplace=True)` 的输出做 `+=`，写成 `out = out + x`。"
-    lines = report._paragraphs(mixed, 30, "")
+    lines = terminal.fill(mixed, 30, "")
     assert all(columns(line) <= 30 for line in lines), lines
     assert not any(line[0] in "，。" for line in lines), lines
     assert any("`nn.ReLU(inplace=True)`" in line for line in lines)  # a Latin word is not cut
@@ -196,10 +196,10 @@ def test_paragraphs_count_wide_characters_as_two_columns():
 
 
 def test_every_ui_string_has_both_languages_with_the_same_placeholders():
-    from autograd_errors.translations import placeholders
+    from autograd_errors.catalog.translations import placeholders
 
     neutral = {"releases.one", "page.language", "page.language_title"}  # no words to translate
-    for key, texts in ui.STRINGS.items():
+    for key, texts in strings.STRINGS.items():
         assert set(texts) == {"en", "zh_CN"}, key
         assert all(texts.values()), key
         assert sorted(placeholders(texts["en"])) == sorted(placeholders(texts["zh_CN"])), key
@@ -209,10 +209,10 @@ def test_every_ui_string_has_both_languages_with_the_same_placeholders():
 
 
 def test_the_language_of_the_environment():
-    assert ui.language_from_environment({"LANG": "zh_CN.UTF-8"}) == "zh_CN"
-    assert ui.language_from_environment({"LANG": "zh_TW.Big5"}) == "zh_CN"
-    assert ui.language_from_environment({"LANG": "zh"}) == "zh_CN"
-    assert ui.language_from_environment({"LANG": "zhx_YZ"}) == "en"
-    assert ui.language_from_environment({"LANG": "C.UTF-8"}) == "en"
-    assert ui.language_from_environment({"LC_ALL": "POSIX", "LANG": "zh_CN"}) == "en"
-    assert ui.language_from_environment({}) == "en"
+    assert strings.language_from_environment({"LANG": "zh_CN.UTF-8"}) == "zh_CN"
+    assert strings.language_from_environment({"LANG": "zh_TW.Big5"}) == "zh_CN"
+    assert strings.language_from_environment({"LANG": "zh"}) == "zh_CN"
+    assert strings.language_from_environment({"LANG": "zhx_YZ"}) == "en"
+    assert strings.language_from_environment({"LANG": "C.UTF-8"}) == "en"
+    assert strings.language_from_environment({"LC_ALL": "POSIX", "LANG": "zh_CN"}) == "en"
+    assert strings.language_from_environment({}) == "en"

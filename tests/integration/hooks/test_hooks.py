@@ -103,10 +103,10 @@ def test_an_error_in_a_thread_is_explained_too(cli_env, imports):
 def test_a_broken_matcher_still_leaves_the_original_traceback(cli_env):
     body = "import torch\nx = torch.randn(3, requires_grad=True)\nx += 1\n"
     broken = (
-        "import autograd_errors, autograd_errors.matching as matching\n"
+        "import autograd_errors, autograd_errors.matcher.matching as matching\n"
         "def broken(*args, **kwargs):\n"
         "    raise RuntimeError('the matcher broke')\n"
-        "matching.explain = broken\n"
+        "matching.find_entries = broken\n"
         "autograd_errors.install()\n"
     )
     plain = run(body, cli_env)
@@ -163,7 +163,8 @@ def test_known_warnings_get_a_pointer_once_per_call_site(cli_env):
 
 
 def test_importing_and_installing_cost_little(cli_env):
-    """What install() imports: nothing of the matcher, the catalog or torch."""
+    """What install() imports: the hooks and what restores them, nothing of the matcher, the
+    catalog or torch."""
     result = run(
         """
         import sys, autograd_errors
@@ -173,4 +174,7 @@ def test_importing_and_installing_cost_little(cli_env):
         """,
         cli_env,
     )
-    assert result.stdout == "['autograd_errors', 'autograd_errors.hooks'] False\n"
+    assert result.stdout == (
+        "['autograd_errors', 'autograd_errors.hooks', 'autograd_errors.interpreter', "
+        "'autograd_errors.interpreter.patches'] False\n"
+    )

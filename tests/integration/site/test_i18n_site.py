@@ -22,7 +22,7 @@ from babel.messages.pofile import read_po
 from helpers import DATA, REPO, page_text, sphinx_build
 
 from autograd_errors import catalog as catalog_module
-from autograd_errors import ui
+from autograd_errors.rendering import strings
 
 TRANSLATED_ENTRY = "inplace-modified"
 PAGE = f"errors/inplace/{TRANSLATED_ENTRY}.html"
@@ -68,10 +68,10 @@ def test_every_page_has_its_chinese_twin_at_the_same_path(site, zh_site):
 
 def test_an_entry_page_speaks_chinese_and_keeps_the_message(site, zh_site, translated):
     text = page_text(zh_site / PAGE)
-    chinese = translated.text("zh_CN")
+    chinese = translated.localized("zh_CN")
     assert chinese.title in text
-    assert f"{ui.text('page.why', 'zh_CN')}。 {chinese.cause.replace('`', '')}" in text
-    assert ui.text("page.causes", "zh_CN") in text
+    assert f"{strings.ui('page.why', 'zh_CN')}。 {chinese.cause.replace('`', '')}" in text
+    assert strings.ui("page.causes", "zh_CN") in text
     assert chinese.causes[0].text.split("：")[0] in text
     # The message torch printed, and the code, stay as they are.
     message = "one of the variables needed for gradient computation has been modified by an"
@@ -115,12 +115,12 @@ def test_the_zh_paste_page_catalog_is_in_chinese(site, zh_site, translated):
     assert english["language"] == "en"
     strings = (zh_site / "_static" / "autograd-strings.js").read_text("utf-8")
     assert strings.startswith("window.AutogradStrings = {")
-    assert json.loads(strings.split(" = ", 1)[1].rstrip(";\n")) == ui.export_strings("zh_CN")
+    assert json.loads(strings.split(" = ", 1)[1].rstrip(";\n")) == strings.export_strings("zh_CN")
     english_strings = (site / "_static" / "autograd-strings.js").read_text("utf-8")
     assert '"noMatch": "No entry matches this text."' in english_strings
     entry = next(e for e in data["entries"] if e["id"] == TRANSLATED_ENTRY)
-    assert entry["title"] == translated.text("zh_CN").title
-    assert entry["hints"][0]["text"] == translated.text("zh_CN").hints[0].text
+    assert entry["title"] == translated.localized("zh_CN").title
+    assert entry["hints"][0]["text"] == translated.localized("zh_CN").hints[0].text
     assert entry["path"] == PAGE  # ids and paths stay English
     assert [w["variant"] for w in entry["wordings"]] == [w.variant for w in translated.wordings]
     assert data["settings"] == english["settings"]
@@ -248,11 +248,11 @@ def test_the_zh_paste_page_answers_in_chinese_in_chromium(browser, server, zh_si
     (result,) = WebDriverWait(browser, 60).until(
         lambda driver: driver.find_elements(By.CSS_SELECTOR, "div.autograd-result")
     )
-    chinese = translated.text("zh_CN")
+    chinese = translated.localized("zh_CN")
     heading = result.find_element(By.TAG_NAME, "h2").text
     assert heading == f"{chinese.title} {translated.id}"
     fix = result.find_element(By.CSS_SELECTOR, "p.autograd-fix").text
-    assert fix.startswith(ui.text("paste.fix", "zh_CN").strip())
+    assert fix.startswith(strings.ui("paste.fix", "zh_CN").strip())
     assert fix.endswith(chinese.fix.replace("`", "")[-20:])
     message = result.find_element(By.CSS_SELECTOR, "pre.autograd-message").text
     assert message == translated.current.example  # torch's message stays as torch printed it

@@ -12,7 +12,7 @@ import yaml
 from helpers import REPO
 
 from autograd_errors.catalog import load
-from autograd_errors.report import DEFAULT_BASE_URL
+from autograd_errors.rendering.urls import DEFAULT_BASE_URL
 
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 

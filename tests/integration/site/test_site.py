@@ -11,7 +11,7 @@ from helpers import page_text, plain_text, sphinx_build
 
 from autograd_errors.catalog import load
 from autograd_errors.sphinxext.verification import read_verdict
-from autograd_errors.verify import Status
+from autograd_errors.verification.verdicts import Status
 
 CATALOG = load(use_cache=False)
 

@@ -61,7 +61,7 @@ PASTE_FRAME = ("/home/me/train.py", 41, "loss.backward()")
 
 def texts(entry_id: str, language: str = "en"):
     """The entry's texts in ``language``, English where not translated (as every surface)."""
-    return CATALOG[entry_id].text(language, fallback=True)
+    return CATALOG[entry_id].localized(language, fallback=True)
 
 
 def url(entry_id: str, language: str = "en") -> str:

@@ -13,9 +13,10 @@ from pathlib import Path
 
 from helpers import REPO, without_causes
 
-from autograd_errors import catalog, gallery, verify
-from autograd_errors.observe import run_script
-from autograd_errors.verify import Status
+from autograd_errors import catalog
+from autograd_errors.verification import gallery, judge, runner, verdicts
+from autograd_errors.verification.observer import run_script
+from autograd_errors.verification.verdicts import Status
 
 LEAF_CAUSES = """
 [[common_cause]]
@@ -62,10 +63,10 @@ def with_causes(tmp_path: Path, entry_id: str, causes: str) -> catalog.Catalog:
     return catalog.load(str(entries), use_cache=False)
 
 
-def judged(tmp_path: Path, entries: catalog.Catalog, entry_id: str, script: str) -> verify.Result:
+def judged(tmp_path: Path, entries: catalog.Catalog, entry_id: str, script: str) -> verdicts.Result:
     path = tmp_path / f"{entry_id}.py"
     path.write_text(textwrap.dedent(script))
-    return verify.judge(entries[entry_id], run_script(str(path)), entries)
+    return judge.judge(entries[entry_id], run_script(str(path)), entries)
 
 
 def test_causes_triggered_and_fixed_as_tagged_are_ok(tmp_path):
@@ -109,7 +110,7 @@ def test_a_trigger_raising_a_neighbours_message_fails_check(tmp_path):
             """
         )
     )
-    results = {result.entry_id: result for result in verify.check(entries, str(gallery_dir))}
+    results = {result.entry_id: result for result in runner.check(entries, str(gallery_dir))}
     assert results["view-leaf-inplace"].status is Status.OK, results["view-leaf-inplace"].detail
     result = results["leaf-inplace"]
     assert result.status is Status.WRONG_ENTRY
@@ -365,7 +366,7 @@ def test_a_cause_of_older_releases_is_not_judged_on_this_one(tmp_path):
     entries = with_causes(tmp_path, "leaf-inplace", LEAF_CAUSES + VIEW_CAUSE)
     path = tmp_path / "leaf-inplace.py"
     path.write_text(VIEW_SCRIPT)
-    result = verify.judge(entries["leaf-inplace"], run_script(str(path)), entries, "2.13.0")
+    result = judge.judge(entries["leaf-inplace"], run_script(str(path)), entries, "2.13.0")
     assert result.status is Status.NOT_APPLICABLE, result.detail
     assert result.status.passing
     assert result.detail == (
@@ -373,7 +374,7 @@ def test_a_cause_of_older_releases_is_not_judged_on_this_one(tmp_path):
         "its trigger ran, and was not judged"
     )
     # On a release the cause claims, the same trigger is judged, and it is the wrong entry.
-    older = verify.judge(entries["leaf-inplace"], run_script(str(path)), entries, "0.4.1")
+    older = judge.judge(entries["leaf-inplace"], run_script(str(path)), entries, "0.4.1")
     assert older.status is Status.WRONG_ENTRY
 
 
@@ -390,9 +391,9 @@ def test_a_cause_that_stopped_raising_is_not_no_error(tmp_path):
     )
     path = tmp_path / "leaf-inplace.py"
     path.write_text(script)
-    result = verify.judge(entries["leaf-inplace"], run_script(str(path)), entries, "2.13.0")
+    result = judge.judge(entries["leaf-inplace"], run_script(str(path)), entries, "2.13.0")
     assert result.status is Status.NOT_APPLICABLE, result.detail
-    older = verify.judge(entries["leaf-inplace"], run_script(str(path)), entries, "0.4.1")
+    older = judge.judge(entries["leaf-inplace"], run_script(str(path)), entries, "0.4.1")
     assert older.status is Status.NO_ERROR
     assert "cause 'copy-into-weight' (line 9) raised nothing" in older.detail.splitlines()
 

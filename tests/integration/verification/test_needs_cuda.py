@@ -12,9 +12,10 @@ import pytest
 from helpers import without_causes
 from test_verify import LEAF_REPRO
 
-from autograd_errors import catalog, verify
-from autograd_errors.observe import run_script
-from autograd_errors.verify import Result, Status
+from autograd_errors import catalog
+from autograd_errors.verification import environment, judge, runner, verdicts
+from autograd_errors.verification.observer import run_script
+from autograd_errors.verification.verdicts import Result, Status
 
 
 def needing_cuda(tmp_path, entry_id: str) -> catalog.Catalog:
@@ -31,27 +32,27 @@ def test_without_cuda_an_entry_that_needs_it_is_not_verified(tmp_path, monkeypat
     script = tmp_path / "leaf-inplace.py"
     script.write_text(textwrap.dedent(LEAF_REPRO))
     observation = run_script(str(script))
-    monkeypatch.setattr(verify, "cuda_available", lambda: False)
-    result = verify.judge(entries["leaf-inplace"], observation, entries)
+    monkeypatch.setattr(environment, "cuda_available", lambda: False)
+    result = judge.judge(entries["leaf-inplace"], observation, entries)
     assert result.status is Status.NEEDS_CUDA
     assert result.detail == "the repro needs CUDA, which this machine lacks: it was not run"
     assert not result.status.passing
     assert not result.status.failing
-    monkeypatch.setattr(verify, "cuda_available", lambda: True)
-    assert verify.judge(entries["leaf-inplace"], observation, entries).status is Status.OK
+    monkeypatch.setattr(environment, "cuda_available", lambda: True)
+    assert judge.judge(entries["leaf-inplace"], observation, entries).status is Status.OK
 
 
 def test_the_report_counts_unverified_entries_apart():
     results = [
         Result("leaf-inplace", Status.OK, "a message", "1 message(s) matched"),
-        Result("data-not-tensor", Status.NEEDS_CUDA, "", verify.NEEDS_CUDA_DETAIL),
+        Result("data-not-tensor", Status.NEEDS_CUDA, "", verdicts.NEEDS_CUDA_DETAIL),
     ]
-    assert verify.report_text(results, "2.13.0").splitlines()[-2:] == [
+    assert runner.report_text(results, "2.13.0").splitlines()[-2:] == [
         "1 entry could not be verified here: need CUDA",
         "all others pass",
     ]
     failing = [*results, Result("nonleaf-grad", Status.DRIFT, "other", "a diff")]
-    assert verify.report_text(failing, "2.13.0").splitlines()[-2:] == [
+    assert runner.report_text(failing, "2.13.0").splitlines()[-2:] == [
         "1 entry could not be verified here: need CUDA",
         "1 entry failed",
     ]

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from helpers import catalog_without_causes
 
-from autograd_errors import verify
-from autograd_errors.observe import run_script
-from autograd_errors.verify import Status
+from autograd_errors.verification import environment, judge, verdicts
+from autograd_errors.verification.observer import run_script
+from autograd_errors.verification.verdicts import Status
 
-REPO = Path(__file__).parent.parent
+REPO = Path(__file__).parents[3]
 #: Repros written for a test do not run the entries' common causes (tests/test_causes.py does).
 CATALOG = catalog_without_causes()
 
@@ -33,7 +33,7 @@ def expected_status(entry_id: str) -> Status:
     entry = CATALOG[entry_id]
     if entry.retired:
         return Status.RETIRED
-    if entry.needs == "cuda" and not verify.cuda_available():
+    if entry.needs == "cuda" and not environment.cuda_available():
         return Status.NEEDS_CUDA
     return Status.OK
 
@@ -58,10 +58,10 @@ def test_check_shows_the_message_torch_printed(check_report):
     assert result["message"] == "Variable data has to be a tensor, but got int"
 
 
-def run_as(entry_id: str, tmp_path: Path, body: str) -> verify.Result:
+def run_as(entry_id: str, tmp_path: Path, body: str) -> verdicts.Result:
     script = tmp_path / f"{entry_id}.py"
     script.write_text(textwrap.dedent(body))
-    return verify.judge(CATALOG[entry_id], run_script(str(script)), CATALOG)
+    return judge.judge(CATALOG[entry_id], run_script(str(script)), CATALOG)
 
 
 # leaf-inplace's repro, as a gallery script writes it (lines 2-7 of the scripts below).
@@ -183,7 +183,7 @@ def test_a_warning_entry_is_judged_on_its_warning(tmp_path):
 
 
 def test_word_diff():
-    assert verify.word_diff("a b c d", "a x c d e") == "a [-b-] {+x+} c d {+e+}"
+    assert judge.word_diff("a b c d", "a x c d e") == "a [-b-] {+x+} c d {+e+}"
 
 
 @pytest.fixture(scope="session")
@@ -284,8 +284,8 @@ def test_a_retired_message_still_raised_by_an_old_release_is_ok(tmp_path):
     script.write_text('raise RuntimeError("No grad accumulator for a saved leaf")\n')
     entry = CATALOG["no-grad-accumulator"]
     observation = run_script(str(script))
-    assert verify.judge(entry, observation, CATALOG, "1.13.1").status is Status.OK
-    assert verify.judge(entry, observation, CATALOG, "2.13.0").status is Status.DRIFT
+    assert judge.judge(entry, observation, CATALOG, "1.13.1").status is Status.OK
+    assert judge.judge(entry, observation, CATALOG, "2.13.0").status is Status.DRIFT
 
 
 def test_a_retired_entry_whose_script_runs_is_retired(tmp_path):
@@ -302,7 +302,7 @@ def test_a_message_is_its_first_matching_entrys(tmp_path):
         "a view of a leaf Variable that requires grad is being used in an in-place operation. "
         "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation."
     )
-    matched = [m.entry.id for m in verify.find_matches(f"RuntimeError: {message}", CATALOG)]
+    matched = [m.entry.id for m in judge.find_matches(f"RuntimeError: {message}", CATALOG)]
     assert matched == ["leaf-inplace", "view-leaf-inplace"]
     result = run_as(
         "view-leaf-inplace",
@@ -365,7 +365,7 @@ def test_check_on_a_cpu_torch_reports_needs_cuda_and_exits_0(installed_package, 
     assert result.returncode == 0, result.stdout.decode()
     width = max(len(entry_id) for entry_id in CATALOG.ids)
     assert f"{Status.NEEDS_CUDA:11} {'data-not-tensor':{width}}  " in report
-    assert f"            {verify.NEEDS_CUDA_DETAIL}" in report
+    assert f"            {verdicts.NEEDS_CUDA_DETAIL}" in report
     # data-not-tensor here, and the catalog's own cudnn-rnn-eval-backward.
     assert [e.id for e in CATALOG if e.needs == "cuda"] == ["cudnn-rnn-eval-backward"]
     assert report[-2:] == ["2 entries could not be verified here: need CUDA", "all others pass"]

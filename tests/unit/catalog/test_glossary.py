@@ -16,7 +16,7 @@ import pytest
 from babel.messages.pofile import read_po
 from helpers import DATA, REPO
 
-from autograd_errors import ui
+from autograd_errors.rendering import strings
 from autograd_errors.sphinxext.languages import glossary_terms
 
 LOCALE = REPO / "locales" / "zh_CN"
@@ -75,7 +75,7 @@ def test_the_catalog_translations_use_the_glossary_terms(packaged_catalog):
 
 
 def test_the_ui_strings_use_the_glossary_terms():
-    assert misused({key: texts["zh_CN"] for key, texts in ui.STRINGS.items()}) == []
+    assert misused({key: texts["zh_CN"] for key, texts in strings.STRINGS.items()}) == []
 
 
 @pytest.mark.parametrize(

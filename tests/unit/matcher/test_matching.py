@@ -7,7 +7,7 @@ import textwrap
 import pytest
 from helpers import MESSAGES_2_13, load_data
 
-from autograd_errors.matching import explain, find_matches
+from autograd_errors.matcher.matching import find_entries, find_matches
 
 ENTRY_IDS = sorted(MESSAGES_2_13)
 
@@ -90,7 +90,7 @@ REAL_PASTES = load_data("real-pastes.json")["pastes"]
     "paste", REAL_PASTES, ids=[f"{p['expected']}-{n}" for n, p in enumerate(REAL_PASTES)]
 )
 def test_real_pastes_from_public_threads(packaged_catalog, paste):
-    explanation = explain(paste["text"], packaged_catalog)
+    explanation = find_entries(paste["text"], packaged_catalog)
     assert explanation.matches, f"no match for {paste['source']}"
     assert explanation.matches[0].entry.id == paste["expected"]
     assert explanation.matches[0].kind == paste.get("match", "exact")
@@ -109,7 +109,7 @@ def test_enough_non_autograd_errors_are_collected():
 def test_non_autograd_errors_match_nothing(packaged_catalog, error):
     assert find_matches(error["text"], packaged_catalog) == []
     # Nor partly: a non-autograd error is never offered as an autograd entry.
-    assert explain(error["text"], packaged_catalog).matches == []
+    assert find_entries(error["text"], packaged_catalog).matches == []
 
 
 #: The kinds issue 11 names, by how the collected errors' descriptions start.
@@ -139,7 +139,7 @@ def test_every_kind_the_issue_names_is_collected():
 
 @pytest.mark.parametrize(("error", "kind"), NAMED, ids=[e["kind"][:40] for e, _ in NAMED])
 def test_non_autograd_errors_are_named(packaged_catalog, error, kind):
-    explanation = explain(error["text"], packaged_catalog)
+    explanation = find_entries(error["text"], packaged_catalog)
     assert explanation.not_autograd is not None
     assert explanation.not_autograd.name == kind
     assert explanation.not_autograd.url.startswith("https://pytorch.org/")
@@ -152,7 +152,7 @@ def test_an_autograd_error_beside_a_non_autograd_one_is_still_explained(packaged
         "RuntimeError: a leaf Variable that requires grad is being used in an in-place "
         "operation.\n"
     )
-    explanation = explain(paste, packaged_catalog)
+    explanation = find_entries(paste, packaged_catalog)
     assert [m.entry.id for m in explanation.matches] == ["leaf-inplace"]
     assert explanation.not_autograd is None
 
@@ -180,13 +180,13 @@ def test_anomaly_mode_context_lines_are_no_match_of_their_own(packaged_catalog):
         "there or anywhere later. Good luck!\n"
     )
     # "Error detected in SigmoidBackward0" only accompanies the in-place error.
-    explanation = explain(paste, packaged_catalog)
+    explanation = find_entries(paste, packaged_catalog)
     for matches in (find_matches(paste, packaged_catalog), explanation.matches):
         assert [(m.entry.id, m.wording.variant) for m in matches] == [
             ("inplace-modified", "anomaly-mode")
         ]
     # Alone, the warning is the answer.
-    (alone,) = explain(paste[: paste.index("Traceback (most")], packaged_catalog).matches
+    (alone,) = find_entries(paste[: paste.index("Traceback (most")], packaged_catalog).matches
     assert (alone.entry.id, alone.wording.variant) == ("anomaly-nan", "error-detected")
     assert alone.fields == {"node": "SigmoidBackward0"}
 
@@ -260,14 +260,14 @@ def test_a_reworded_message_is_a_partial_match_never_an_exact_one(packaged_catal
         "were already freed when you called .backward() or autograd.grad(). Specify "
         "retain_graph=True if you need to backward through the graph a second time."
     )
-    explanation = explain(paste, packaged_catalog)
+    explanation = find_entries(paste, packaged_catalog)
     assert [(m.entry.id, m.kind) for m in explanation.matches] == [("backward-twice", "partial")]
     assert 0 < explanation.matches[0].score < 1
 
 
 def test_words_of_a_wording_out_of_order_are_only_a_near_miss(packaged_catalog):
     paste = "gradient require doesn't that tensor a on hook a register cannot"
-    explanation = explain(paste, packaged_catalog)
+    explanation = find_entries(paste, packaged_catalog)
     assert explanation.matches == []
     assert [(miss.entry.id, miss.similarity) for miss in explanation.near_misses][:1] == [
         ("hook-no-grad", 1.0)
@@ -278,14 +278,14 @@ def test_near_misses_weigh_words_by_rarity(packaged_catalog):
     # Common words shared with a short entry ("tensors must be 2-D") do not make it close.
     paste = "RuntimeError: all tensors must be on the same process group, and the module must "
     paste += "be wrapped in DistributedDataParallel before the first step."
-    explanation = explain(paste, packaged_catalog)
+    explanation = find_entries(paste, packaged_catalog)
     assert explanation.matches == []
     assert explanation.near_misses == []
 
 
 def test_near_misses_are_not_offered_for_unrelated_errors(packaged_catalog):
     paste = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (10x3 and 4x1)"
-    assert explain(paste, packaged_catalog).near_misses == []
+    assert find_entries(paste, packaged_catalog).near_misses == []
 
 
 def test_fields_drive_the_explanation(packaged_catalog):
@@ -320,7 +320,7 @@ def test_details_needing_an_uncaptured_field_are_left_out(packaged_catalog):
     ],
 )
 def test_the_operation_behind_every_node_name_style(node, op):
-    from autograd_errors.matching import with_derived_fields
+    from autograd_errors.matcher.matching import with_derived_fields
 
     assert with_derived_fields({"node": node})["op"] == op
 
@@ -331,7 +331,7 @@ def test_exact_matches_rank_above_partial_ones(packaged_catalog):
         "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.\n"
         "RuntimeError: Trying to backward through the graph a second time\n"
     )
-    matches = explain(paste, packaged_catalog).matches
+    matches = find_entries(paste, packaged_catalog).matches
     assert [(m.entry.id, m.kind) for m in matches] == [
         ("leaf-inplace", "exact"),
         ("backward-twice", "partial"),
@@ -346,11 +346,11 @@ def test_an_exact_match_never_loads_the_partial_matcher():
     code = (
         "import sys\n"
         "from autograd_errors import catalog\n"
-        "from autograd_errors.matching import explain\n"
-        "found = explain('a leaf Variable that requires grad is being used in an in-place "
+        "from autograd_errors.matcher.matching import find_entries\n"
+        "found = find_entries('a leaf Variable that requires grad is being used in an in-place "
         "operation.', catalog.load(use_cache=False))\n"
-        "print(found.matches[0].entry.id, sorted(m for m in ('autograd_errors.fuzzy',"
-        " 'autograd_errors.not_autograd') if m in sys.modules))\n"
+        "print(found.matches[0].entry.id, sorted(m for m in ('autograd_errors.matcher.fuzzy',"
+        " 'autograd_errors.matcher.not_autograd') if m in sys.modules))\n"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout == "leaf-inplace []\n"
@@ -390,7 +390,7 @@ ISSUE_11 = [
 
 @pytest.mark.parametrize(("paste", "ids"), ISSUE_11, ids=[p[:40] for p, _ in ISSUE_11])
 def test_what_people_type_and_paste_is_a_partial_match(packaged_catalog, paste, ids):
-    matches = explain(paste, packaged_catalog).matches
+    matches = find_entries(paste, packaged_catalog).matches
     assert [m.entry.id for m in matches] == ids
     assert {m.kind for m in matches} == {"partial"}
     assert all(0 < m.score < 1 for m in matches)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograd_errors.normalize import MAX_CHARS, Skeleton, clean, decode, skeleton
+from autograd_errors.messages.normalize import MAX_CHARS, Skeleton, clean, decode, skeleton
 
 MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 SKELETON = "aleafVariablethatrequiresgradisbeingusedinanin-placeoperation."

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from autograd_errors.normalize import skeleton
-from autograd_errors.templates import MIN_TRUNCATED_CHARS, Template, TemplateError
+from autograd_errors.messages.normalize import skeleton
+from autograd_errors.messages.templates import MIN_TRUNCATED_CHARS, Template, TemplateError
 
 
 @pytest.mark.parametrize(

@@ -3,19 +3,20 @@ when every script runs again, and the verdict files."""
 
 from __future__ import annotations
 
-from autograd_errors import catalog, verify
+from autograd_errors import catalog
 from autograd_errors.sphinxext import verification
-from autograd_errors.verify import Result, Status
+from autograd_errors.verification import environment
+from autograd_errors.verification.verdicts import Result, Status
 
 CATALOG = catalog.load(use_cache=False)
 
 
 def test_a_new_torch_changes_the_fingerprint(monkeypatch):
     """Each torch release raises its own wordings: the scripts must run again under a new one."""
-    monkeypatch.setattr(verify, "torch_version", lambda: "2.13.0+cpu")
+    monkeypatch.setattr(environment, "torch_version", lambda: "2.13.0+cpu")
     before = verification.fingerprint()
     assert verification.fingerprint() == before
-    monkeypatch.setattr(verify, "torch_version", lambda: "2.14.1+cpu")
+    monkeypatch.setattr(environment, "torch_version", lambda: "2.14.1+cpu")
     assert verification.fingerprint() != before
 
 
@@ -36,10 +37,10 @@ def test_a_verdict_is_read_back_as_written(tmp_path):
 def test_releases_recorded_before_an_entry_existed_show_not_recorded():
     from helpers import REPO
 
-    from autograd_errors import observations
     from autograd_errors.sphinxext.directives import matrix_label, release_groups
+    from autograd_errors.verification.recordings import load_recordings
 
-    recordings = observations.load_recordings(str(REPO / "data" / "observed"))
+    recordings = load_recordings(str(REPO / "data" / "observed"))
     entry = CATALOG["data-not-tensor"]
     for recording in recordings[:2]:  # as if the entry were added after those two releases
         del recording.entries[entry.id]

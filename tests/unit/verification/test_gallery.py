@@ -6,14 +6,14 @@ import re
 import shutil
 from pathlib import Path
 
-from autograd_errors import gallery
+from autograd_errors.verification import consistency, gallery
 
-GALLERY = Path(__file__).parent.parent / "gallery"
+GALLERY = Path(__file__).parents[3] / "gallery"
 
 
 def test_every_entry_has_a_script_and_every_script_an_entry(packaged_catalog):
     scripts = gallery.scripts(str(GALLERY))
-    assert gallery.correspondence_problems(packaged_catalog, scripts) == []
+    assert consistency.correspondence_problems(packaged_catalog, scripts) == []
     assert sorted(s.entry_id for s in scripts) == sorted(packaged_catalog.ids)
 
 
@@ -21,7 +21,7 @@ def test_a_script_without_an_entry_is_reported(packaged_catalog, tmp_path):
     copy = tmp_path / "gallery"
     shutil.copytree(GALLERY, copy)
     (copy / "graph" / "orphan-entry.py").write_text('"""\norphan-entry\n============\n"""\n')
-    problems = gallery.correspondence_problems(packaged_catalog, gallery.scripts(str(copy)))
+    problems = consistency.correspondence_problems(packaged_catalog, gallery.scripts(str(copy)))
     assert problems == [
         (
             "orphan-entry",
@@ -34,7 +34,7 @@ def test_an_entry_without_a_script_is_reported(packaged_catalog, tmp_path):
     copy = tmp_path / "gallery"
     shutil.copytree(GALLERY, copy)
     (copy / "graph" / "no-grad-fn.py").unlink()
-    problems = gallery.correspondence_problems(packaged_catalog, gallery.scripts(str(copy)))
+    problems = consistency.correspondence_problems(packaged_catalog, gallery.scripts(str(copy)))
     assert problems == [("no-grad-fn", "no-grad-fn: no gallery script gallery/graph/no-grad-fn.py")]
 
 
@@ -42,7 +42,7 @@ def test_a_script_in_the_wrong_section_is_reported(packaged_catalog, tmp_path):
     copy = tmp_path / "gallery"
     shutil.copytree(GALLERY, copy)
     (copy / "graph" / "no-grad-fn.py").rename(copy / "leaves" / "no-grad-fn.py")
-    problems = gallery.correspondence_problems(packaged_catalog, gallery.scripts(str(copy)))
+    problems = consistency.correspondence_problems(packaged_catalog, gallery.scripts(str(copy)))
     assert problems == [
         (
             "no-grad-fn",
@@ -52,7 +52,7 @@ def test_a_script_in_the_wrong_section_is_reported(packaged_catalog, tmp_path):
 
 
 def test_sections_are_listed_in_order_and_titled(packaged_catalog):
-    from autograd_errors.gallery import section_order, section_title
+    from autograd_errors.verification.gallery import section_order, section_title
 
     order = section_order(str(GALLERY))
     assert {entry.section for entry in packaged_catalog} <= set(order)

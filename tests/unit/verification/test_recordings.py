@@ -8,16 +8,17 @@ import sys
 import pytest
 from helpers import REPO
 
-from autograd_errors import catalog, observations
-from autograd_errors.releases import parse_release
-from autograd_errors.verify import Status
+from autograd_errors import catalog
+from autograd_errors.catalog.releases import parse_release
+from autograd_errors.verification import consistency, recordings
+from autograd_errors.verification.verdicts import Status
 
 CATALOG = catalog.load(use_cache=False)
 OBSERVED = REPO / "data" / "observed"
-RECORDINGS = observations.load_recordings(str(OBSERVED))
+RECORDINGS = recordings.load_recordings(str(OBSERVED))
 RELEASES = [recording.release for recording in RECORDINGS]
 #: The release constraints.txt pins: its recording must hold every entry.
-REFERENCE = observations.reference_release(str(REPO / "constraints.txt"))
+REFERENCE = recordings.reference_release(str(REPO / "constraints.txt"))
 
 
 def test_the_issue_releases_are_recorded():
@@ -25,7 +26,7 @@ def test_the_issue_releases_are_recorded():
 
 
 def test_the_reference_recording_holds_every_entry_and_each_passes():
-    assert observations.completeness_problems(CATALOG, RECORDINGS, REFERENCE) == []
+    assert consistency.completeness_problems(CATALOG, RECORDINGS, REFERENCE) == []
     (reference,) = [r for r in RECORDINGS if r.release == REFERENCE]
     assert set(reference.entries) == set(CATALOG.ids)
 
@@ -42,7 +43,7 @@ def test_every_recorded_entry_passes(recording):
 
 @pytest.mark.parametrize("recording", RECORDINGS, ids=RELEASES)
 def test_recorded_messages_match_their_entry_and_a_wording_of_that_release(recording):
-    assert observations.consistency_problems(CATALOG, [recording]) == []
+    assert consistency.consistency_problems(CATALOG, [recording]) == []
 
 
 def test_the_reference_release_raises_every_active_entry():
@@ -58,7 +59,7 @@ def test_the_reference_release_raises_every_active_entry():
 
 
 def test_every_wording_cites_a_source():
-    assert observations.source_problems(CATALOG) == []
+    assert consistency.source_problems(CATALOG) == []
 
 
 def test_wordings_of_one_form_never_claim_the_same_release():
@@ -81,7 +82,7 @@ def test_a_wording_claiming_a_release_that_printed_another_is_reported(tmp_path)
     (old,) = [r for r in RECORDINGS if r.release == "1.13.1"]
     message = f"RuntimeError: {old.message(edited['backward-twice'])}"
     # Both repros of the entry (calling backward twice, the recurrent cell) print the message.
-    assert sorted(set(observations.consistency_problems(edited, [old]))) == [
+    assert sorted(set(consistency.consistency_problems(edited, [old]))) == [
         "torch 1.13.1: backward-twice wording 'current' claims torch 2.0.0 and later, but "
         f"1.13.1 printed it: {message}",
         "torch 1.13.1: backward-twice wording 'saved-variables' claims 1.13.1, which printed "
@@ -92,7 +93,7 @@ def test_a_wording_claiming_a_release_that_printed_another_is_reported(tmp_path)
 def test_a_recorded_release_outside_its_wordings_range_is_reported():
     data = json.loads((OBSERVED / "torch-2.1.2.json").read_text())
     data["torch"] = "2.13.0"  # pretend 2.13.0 printed 2.1.2's in-place hint
-    problems = observations.consistency_problems(CATALOG, [observations.Recording(data)])
+    problems = consistency.consistency_problems(CATALOG, [recordings.Recording(data)])
     assert any(
         "inplace-modified wording 'anomaly-hint' claims torch 1.1.0 to 2.10.0, but 2.13.0 "
         "printed it" in problem
@@ -101,12 +102,12 @@ def test_a_recorded_release_outside_its_wordings_range_is_reported():
 
 
 def test_messages_are_recorded_without_build_specific_suffixes():
-    message = observations.clean_message(
+    message = recordings.clean_message(
         "The .grad attribute ... for more information. (Triggered internally at "
         "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)"
     )
     assert message == "The .grad attribute ... for more information."
-    assert observations.clean_message("Error detected in X. Traceback:\n  File ...") == (
+    assert recordings.clean_message("Error detected in X. Traceback:\n  File ...") == (
         "Error detected in X. Traceback:"
     )
 
@@ -117,7 +118,7 @@ def test_record_writes_this_release(cli, tmp_path):
     result = cli("record", "--output", str(tmp_path), timeout=600)
     assert result.returncode == 0, result.stderr.decode()
     (written,) = tmp_path.iterdir()
-    assert written.name == f"torch-{observations.public_release(torch.__version__)}.json"
+    assert written.name == f"torch-{recordings.public_release(torch.__version__)}.json"
     data = json.loads(written.read_text())
     assert data["torch"] == torch.__version__
     assert data["python"] == ".".join(map(str, sys.version_info[:3]))
