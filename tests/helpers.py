@@ -132,3 +132,21 @@ def use_fixture_translation(record: Path, fixture: Path) -> None:
     text = record.read_text(encoding="utf-8")
     english = text.split("\n[zh_CN]", 1)[0].rstrip("\n")
     record.write_text(english + "\n\n" + fixture.read_text(encoding="utf-8"), encoding="utf-8")
+
+
+def translated_entries(directory: Path, fixture: Path) -> Path:
+    """A copy of the records in ``directory``, with the throw-away translation ``fixture`` of
+    inplace-modified, and leaf-inplace as an entry nobody translated yet."""
+    from autograd_errors import catalog
+
+    shutil.copytree(catalog.ENTRIES_DIR, directory)
+    use_fixture_translation(directory / "inplace-modified.toml", fixture)
+    untranslated = directory / "leaf-inplace.toml"
+    english = untranslated.read_text(encoding="utf-8").split("\n[zh_CN]", 1)[0]
+    untranslated.write_text(english, encoding="utf-8")
+    return directory
+
+
+def append(entries: Path, entry_id: str, text: str) -> None:
+    path = entries / f"{entry_id}.toml"
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")

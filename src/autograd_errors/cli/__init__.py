@@ -23,7 +23,7 @@ from autograd_errors.cli.output import (
     EXIT_OK,
     EXIT_USAGE,
     Outcome,
-    output,
+    print_text,
     silence_stdout,
 )
 from autograd_errors.cli.table import HELP, USAGE, HelpRequested, UsageError, parse
@@ -71,11 +71,11 @@ def _run(argv: list[str]) -> int:
         if argv and argv[0] == "--version":
             from autograd_errors import __version__
 
-            return output(f"autograd-errors {__version__}", EXIT_OK)
+            return print_text(f"autograd-errors {__version__}", EXIT_OK)
         options = parse(argv)
         return options.command.run(options)
     except HelpRequested:
-        return output(HELP.rstrip("\n"), EXIT_OK)
+        return print_text(HELP.rstrip("\n"), EXIT_OK)
     except UsageError as error:
         usage = f"\n{USAGE}" if error.show_usage else ""
         print(f"autograd-errors: {error}\n{usage}", end="", file=sys.stderr)

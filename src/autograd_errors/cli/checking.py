@@ -3,7 +3,7 @@ and judged; ``record`` writes what this release raised to ``data/observed/``."""
 
 from __future__ import annotations
 
-from autograd_errors.cli.output import EXIT_NO_MATCH, EXIT_OK, output, print_json, refuse
+from autograd_errors.cli.output import EXIT_NO_MATCH, EXIT_OK, print_json, print_text, refuse
 from autograd_errors.cli.table import UsageError
 
 TYPE_CHECKING = False
@@ -29,7 +29,7 @@ def check(options: Options) -> int:
     code = EXIT_NO_MATCH if any(result.status.failing for result in results) else EXIT_OK
     if options.json:
         return print_json({"torch": version, "results": [r.as_dict() for r in results]}, code)
-    return output(runner.report_text(results, version), code)
+    return print_text(runner.report_text(results, version), code)
 
 
 def record(options: Options) -> int:
@@ -66,4 +66,4 @@ def record(options: Options) -> int:
         counts[result.status.value] = counts.get(result.status.value, 0) + 1
     summary = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
     code = EXIT_NO_MATCH if any(result.status.failing for result, _ in judged) else EXIT_OK
-    return output(f"torch {version}: {summary}; written to {path}", code)
+    return print_text(f"torch {version}: {summary}; written to {path}", code)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from autograd_errors.cli.output import EXIT_OK, output, print_json
+from autograd_errors.cli.output import EXIT_OK, print_json, print_text
 from autograd_errors.cli.table import UsageError
 
 TYPE_CHECKING = False
@@ -29,7 +29,7 @@ def list_entries(options: Options) -> int:
     from autograd_errors.rendering.terminal import Style
     from autograd_errors.rendering.text import list_text
 
-    return output(list_text(entries, Style.for_stream(sys.stdout), language), EXIT_OK)
+    return print_text(list_text(entries, Style.for_stream(sys.stdout), language), EXIT_OK)
 
 
 def show(options: Options) -> int:
@@ -49,7 +49,7 @@ def show(options: Options) -> int:
     if options.repro:
         if options.json:
             raise UsageError("--repro prints a script; it does not go with --json")
-        return output(repro(entry.id, catalog, site), EXIT_OK)
+        return print_text(repro(entry.id, catalog, site), EXIT_OK)
     if options.json:
         from autograd_errors.rendering.payloads import entry_detail_json
 
@@ -58,7 +58,7 @@ def show(options: Options) -> int:
     from autograd_errors.rendering.text import entry_text
 
     style, width = Style.for_stream(sys.stdout), text_width(sys.stdout)
-    return output(entry_text(entry, site, style, width, language), EXIT_OK)
+    return print_text(entry_text(entry, site, style, width, language), EXIT_OK)
 
 
 def repro(entry_id: str, catalog: Catalog, base_url: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from autograd_errors.cli.output import EXIT_NO_MATCH, EXIT_OK, output, print_json
+from autograd_errors.cli.output import EXIT_NO_MATCH, EXIT_OK, print_json, print_text
 from autograd_errors.cli.table import UsageError
 
 TYPE_CHECKING = False
@@ -44,7 +44,7 @@ def explain(options: Options) -> int:
     shown = answer_text(
         answer, site, style, width, language=language, verbose=options.verbose, more=more
     )
-    return output(shown, code)
+    return print_text(shown, code)
 
 
 def read_text(options: Options) -> str:

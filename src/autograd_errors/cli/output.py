@@ -28,7 +28,7 @@ class Outcome:
     code = EXIT_OK
 
 
-def output(text: str, code: int) -> int:
+def print_text(text: str, code: int) -> int:
     """Print a command's text, remembering its exit code first (see :class:`Outcome`)."""
     Outcome.code = code
     print(visible(text))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from autograd_errors.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, output, refuse
+from autograd_errors.cli.output import EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, print_text, refuse
 from autograd_errors.cli.table import UsageError
 
 TYPE_CHECKING = False
@@ -48,9 +48,9 @@ def _status(entries: list[Entry]) -> int:
     for language in translations.TRANSLATED:
         lines += [f"{language} {line}" for line in stamps.status_lines(entries, language)]
     if not lines:
-        return output(f"{len(entries)} entries: every translation is up to date", EXIT_OK)
+        return print_text(f"{len(entries)} entries: every translation is up to date", EXIT_OK)
     lines.append(f"{len(lines)} texts to translate or to review, then stamp")
-    return output("\n".join(lines), EXIT_NO_MATCH)
+    return print_text("\n".join(lines), EXIT_NO_MATCH)
 
 
 def _stamp(entries: list[Entry], directory: str) -> int:
@@ -73,4 +73,4 @@ def _stamp(entries: list[Entry], directory: str) -> int:
             with open(path, "w", encoding="utf-8", newline="") as handle:
                 handle.write(updated)
             stamped += 1
-    return output(f"stamped {stamped} of {len(entries)} entries", EXIT_OK)
+    return print_text(f"stamped {stamped} of {len(entries)} entries", EXIT_OK)

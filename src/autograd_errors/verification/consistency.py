@@ -122,7 +122,12 @@ STAGES = ("listed", "documented", "scripted", "recorded", "raised")
 
 
 def problems(project: Project, stages: tuple[str, ...] = STAGES) -> list[str]:
-    """Every rule's problems, in stage order, each prefixed with its stage."""
+    """Every rule's problems, in stage order, each prefixed with its stage; a catalog that
+    does not load is the only problem (no other rule can read it)."""
+    try:
+        project.catalog  # noqa: B018 - loading is the first check
+    except CatalogError as error:
+        return [f"listed: {error}"]
     return [
         f"{rule.stage}: {problem}"
         for rule in RULES
@@ -159,11 +164,20 @@ def _causes_listed(project: Project) -> list[str]:
 
 
 def _docs_linked(project: Project) -> list[str]:
-    return [
+    import re
+
+    found = [
         f"{e.id}: {len(e.docs)} links to PyTorch's documentation, not 1 to 3"
         for e in project.catalog
         if not 1 <= len(e.docs) <= 3
     ]
+    found += [
+        f"{e.id}: {link} is not a page of PyTorch's documentation"
+        for e in project.catalog
+        for link in e.docs
+        if not re.fullmatch(r"https://(docs\.)?pytorch\.org/[\w./#-]+", link)
+    ]
+    return found
 
 
 # 2. documented -------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from helpers import REPO
 
+from autograd_errors.catalog import load
 from autograd_errors.verification import recordings
 from autograd_errors.verification.observer import run_script
 
@@ -182,3 +183,20 @@ def test_record_with_a_file_size_limit_keeps_the_previous_recording(cli_env, tmp
     assert target.read_text() == previous
     assert sorted(p.name for p in out.iterdir()) == [target.name]
     assert json.loads(target.read_text())["torch"].startswith(REFERENCE)
+
+
+def test_record_writes_this_release(cli, tmp_path):
+    import torch
+
+    result = cli("record", "--output", str(tmp_path), timeout=600)
+    assert result.returncode == 0, result.stderr.decode()
+    (written,) = tmp_path.iterdir()
+    assert written.name == f"torch-{recordings.public_release(torch.__version__)}.json"
+    data = json.loads(written.read_text())
+    assert data["torch"] == torch.__version__
+    assert data["python"] == ".".join(map(str, sys.version_info[:3]))
+    assert set(data["entries"]) == set(load(use_cache=False).ids)
+    committed = json.loads((REPO / "data" / "observed" / written.name).read_text())
+    assert {k: v["status"] for k, v in data["entries"].items()} == {
+        k: v["status"] for k, v in committed["entries"].items()
+    }

@@ -479,36 +479,6 @@ def test_the_installed_command(cli_env):
     assert json.loads(result.stdout)["matches"][0]["id"] == "leaf-inplace"
 
 
-def test_explaining_imports_nothing_heavy(cli_env):
-    result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "autograd_errors", "explain", LEAF],
-        capture_output=True,
-        env=cli_env,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0
-    assert result.stdout.decode().startswith(
-        "In-place change to a leaf tensor that requires grad  (leaf-inplace)\n"
-    )
-    imported = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.decode().splitlines()}
-    heavy = {
-        "torch",
-        "numpy",
-        "sphinx",
-        "docutils",
-        "json",
-        "re",
-        "typing",
-        "dataclasses",
-        "argparse",
-        "tomllib",
-        "textwrap",
-        "pathlib",
-    }
-    assert imported & heavy == set()
-
-
 # Streams: closed, full and broken outputs, encodings (issue 13) ----------------------------
 
 NO_MATCH = "this is not an error message of any kind"

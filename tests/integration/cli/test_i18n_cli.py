@@ -17,7 +17,6 @@ import pytest
 from helpers import DATA, REPO, load_data, use_fixture_translation
 
 from autograd_errors.catalog import load as load_catalog
-from autograd_errors.rendering import strings, terminal
 
 REAL_PASTES = load_data("real-pastes.json")["pastes"]
 #: https://github.com/ziqi92/Modof/issues/5, verbatim: a ReLU's output changed in place.
@@ -177,42 +176,3 @@ def test_list_lang_zh_uses_the_chinese_titles_where_they_exist(package, cli_env)
     # The titles line up on screen: the wide characters of （陷阱） count two columns each.
     title_column = columns(pitfall[: -len(pitfall_title)])
     assert title_column == columns(rows["inplace-modified"][: -len(TITLE)])
-
-
-def test_paragraphs_count_wide_characters_as_two_columns():
-    text = "梯度" * 30  # 60 characters, 120 columns: 19 a line after the indent
-    lines = terminal.fill(text, 40, "  ")
-    assert [columns(line) for line in lines] == [40, 40, 40, 2 + 3 * 2]
-    assert "".join(line.strip() for line in lines) == text
-    mixed = "对 `nn.ReLU(inplace=True)` 的输出做 `+=`，写成 `out = out + x`。"
-    lines = terminal.fill(mixed, 30, "")
-    assert all(columns(line) <= 30 for line in lines), lines
-    assert not any(line[0] in "，。" for line in lines), lines
-    assert any("`nn.ReLU(inplace=True)`" in line for line in lines)  # a Latin word is not cut
-    assert squeezed("".join(lines)) == squeezed(mixed)
-
-
-# The UI strings ----------------------------------------------------------------------------------
-
-
-def test_every_ui_string_has_both_languages_with_the_same_placeholders():
-    from autograd_errors.catalog.translations import placeholders
-
-    neutral = {"releases.one", "page.language", "page.language_title"}  # no words to translate
-    for key, texts in strings.STRINGS.items():
-        assert set(texts) == {"en", "zh_CN"}, key
-        assert all(texts.values()), key
-        assert sorted(placeholders(texts["en"])) == sorted(placeholders(texts["zh_CN"])), key
-        if key not in neutral:
-            assert any(unicodedata.east_asian_width(c) == "W" for c in texts["zh_CN"]), key
-            assert texts["en"].isascii(), key
-
-
-def test_the_language_of_the_environment():
-    assert strings.language_from_environment({"LANG": "zh_CN.UTF-8"}) == "zh_CN"
-    assert strings.language_from_environment({"LANG": "zh_TW.Big5"}) == "zh_CN"
-    assert strings.language_from_environment({"LANG": "zh"}) == "zh_CN"
-    assert strings.language_from_environment({"LANG": "zhx_YZ"}) == "en"
-    assert strings.language_from_environment({"LANG": "C.UTF-8"}) == "en"
-    assert strings.language_from_environment({"LC_ALL": "POSIX", "LANG": "zh_CN"}) == "en"
-    assert strings.language_from_environment({}) == "en"

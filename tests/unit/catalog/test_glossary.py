@@ -74,6 +74,17 @@ def test_the_catalog_translations_use_the_glossary_terms(packaged_catalog):
     assert misused(texts) == []
 
 
+def test_the_hints_of_the_non_autograd_errors_use_the_glossary_terms(packaged_catalog):
+    texts = {
+        f"not-autograd.toml {kind.name} {language}": hint
+        for kind in packaged_catalog.not_autograd
+        for language, hint in kind.hints.items()
+        if language != "en"
+    }
+    assert len(texts) == len(packaged_catalog.not_autograd)
+    assert misused(texts) == []
+
+
 def test_the_ui_strings_use_the_glossary_terms():
     assert misused({key: texts["zh_CN"] for key, texts in strings.STRINGS.items()}) == []
 

@@ -338,24 +338,6 @@ def test_exact_matches_rank_above_partial_ones(packaged_catalog):
     ]
 
 
-def test_an_exact_match_never_loads_the_partial_matcher():
-    """Cold start: the partial matcher is imported only on its own path."""
-    import subprocess
-    import sys
-
-    code = (
-        "import sys\n"
-        "from autograd_errors import catalog\n"
-        "from autograd_errors.matcher.matching import find_entries\n"
-        "found = find_entries('a leaf Variable that requires grad is being used in an in-place "
-        "operation.', catalog.load(use_cache=False))\n"
-        "print(found.matches[0].entry.id, sorted(m for m in ('autograd_errors.matcher.fuzzy',"
-        " 'autograd_errors.matcher.not_autograd') if m in sys.modules))\n"
-    )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert run.stdout == "leaf-inplace []\n"
-
-
 ISSUE_11 = [
     ("Saved intermediate values of the graph are freed", ["backward-twice"]),
     ("needed for gradient computation", ["inplace-modified"]),

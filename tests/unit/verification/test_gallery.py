@@ -1,102 +1,14 @@
-"""Catalog entries and gallery scripts correspond one to one, in both directions."""
+"""Where the gallery scripts are, and how their lines are tagged."""
 
 from __future__ import annotations
 
-import re
-import shutil
 from pathlib import Path
 
-from autograd_errors.verification import consistency, gallery
+from autograd_errors import catalog
+from autograd_errors.verification import gallery
 
 GALLERY = Path(__file__).parents[3] / "gallery"
-
-
-def test_every_entry_has_a_script_and_every_script_an_entry(packaged_catalog):
-    scripts = gallery.scripts(str(GALLERY))
-    assert consistency.correspondence_problems(packaged_catalog, scripts) == []
-    assert sorted(s.entry_id for s in scripts) == sorted(packaged_catalog.ids)
-
-
-def test_a_script_without_an_entry_is_reported(packaged_catalog, tmp_path):
-    copy = tmp_path / "gallery"
-    shutil.copytree(GALLERY, copy)
-    (copy / "graph" / "orphan-entry.py").write_text('"""\norphan-entry\n============\n"""\n')
-    problems = consistency.correspondence_problems(packaged_catalog, gallery.scripts(str(copy)))
-    assert problems == [
-        (
-            "orphan-entry",
-            f"orphan-entry: gallery script {copy}/graph/orphan-entry.py has no catalog entry",
-        )
-    ]
-
-
-def test_an_entry_without_a_script_is_reported(packaged_catalog, tmp_path):
-    copy = tmp_path / "gallery"
-    shutil.copytree(GALLERY, copy)
-    (copy / "graph" / "no-grad-fn.py").unlink()
-    problems = consistency.correspondence_problems(packaged_catalog, gallery.scripts(str(copy)))
-    assert problems == [("no-grad-fn", "no-grad-fn: no gallery script gallery/graph/no-grad-fn.py")]
-
-
-def test_a_script_in_the_wrong_section_is_reported(packaged_catalog, tmp_path):
-    copy = tmp_path / "gallery"
-    shutil.copytree(GALLERY, copy)
-    (copy / "graph" / "no-grad-fn.py").rename(copy / "leaves" / "no-grad-fn.py")
-    problems = consistency.correspondence_problems(packaged_catalog, gallery.scripts(str(copy)))
-    assert problems == [
-        (
-            "no-grad-fn",
-            "no-grad-fn: the catalog puts it in section 'graph', the gallery in 'leaves'",
-        )
-    ]
-
-
-def test_sections_are_listed_in_order_and_titled(packaged_catalog):
-    from autograd_errors.verification.gallery import section_order, section_title
-
-    order = section_order(str(GALLERY))
-    assert {entry.section for entry in packaged_catalog} <= set(order)
-    assert sorted(order) == sorted(p.name for p in GALLERY.iterdir() if p.is_dir())
-    for section in order:
-        assert section_title(str(GALLERY), section)
-
-
-def test_scripts_are_standalone():
-    """A downloaded script needs nothing but torch (and the standard library)."""
-    import ast
-    import sys
-
-    for script in gallery.scripts(str(GALLERY)):
-        tree = ast.parse(Path(script.path).read_text())
-        imported = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                imported |= {alias.name.split(".")[0] for alias in node.names}
-            elif isinstance(node, ast.ImportFrom):
-                imported.add((node.module or "").split(".")[0])
-        assert imported <= {"torch", "numpy"} | set(sys.stdlib_module_names), script.path
-
-
-def test_each_script_opens_with_its_id_and_entry_directive():
-    for script in gallery.scripts(str(GALLERY)):
-        docstring = ast_docstring(script.path)
-        lines = docstring.strip().splitlines()
-        assert lines[0] == script.entry_id
-        assert f".. autograd-entry:: {script.entry_id}" in docstring
-        assert f".. autograd-entry-footer:: {script.entry_id}" in Path(script.path).read_text()
-
-
-def ast_docstring(path: str) -> str:
-    import ast
-
-    return ast.get_docstring(ast.parse(Path(path).read_text()), clean=False) or ""
-
-
-def _fix_lines(path: str) -> list[int]:
-    """Lines tagged as a fix: ``# fixed`` (the side-by-side pair) or ``# fix: <cause>``."""
-    return sorted(
-        {n for n, tag, _ in gallery.line_tags(path) if tag == "fixed" or tag.startswith("fix: ")}
-    )
+CATALOG = catalog.load(use_cache=False)
 
 
 def test_a_line_may_carry_several_tags(tmp_path):
@@ -109,65 +21,36 @@ def test_a_line_may_carry_several_tags(tmp_path):
     ]
 
 
-def _checks(statement: object) -> bool:
-    """An ``assert``, or a ``torch.testing.assert_close``-style call."""
-    import ast
-
-    if isinstance(statement, ast.Assert):
-        return True
-    for node in ast.walk(statement):  # type: ignore[arg-type]
-        if isinstance(node, ast.Call):
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else ""
-            if name.startswith("assert"):
-                return True
-    return False
-
-
-def test_every_fix_is_checked():
-    """A fix that checks nothing shows nothing: each tagged fix is followed by an assertion (of
-    its gradients, where there are any) before the next repro (a module-level ``try``) and
-    before the fix of another cell, so that each fix carries its own check."""
-    import ast
-
-    unchecked = []
-    for script in gallery.scripts(str(GALLERY)):
-        source = Path(script.path).read_text(encoding="utf-8")
-        lines = source.splitlines()
-        cells = [n for n, line in enumerate(lines, 1) if line.startswith("# %%")]
-
-        def cell_of(number: int, cells: list[int] = cells) -> int:
-            return sum(start < number for start in cells)
-
-        body = ast.parse(source).body
-        fixes = _fix_lines(script.path)
-        for fixed in fixes:
-            later_fix = next((f for f in fixes if f > fixed and cell_of(f) != cell_of(fixed)), None)
-            end = later_fix or len(lines) + 1
-            window = [s for s in body if (s.end_lineno or s.lineno) >= fixed and s.lineno < end]
-            next_repro = next((i for i, s in enumerate(window) if isinstance(s, ast.Try)), None)
-            if not any(_checks(statement) for statement in window[:next_repro]):
-                unchecked.append(f"{script.section}/{script.entry_id}.py:{fixed}")
-    assert unchecked == [], (
-        "fixes not followed by an assertion before the next repro or the next cell's fix (add "
-        "torch.testing.assert_close on the gradients, or an assert of what the fix achieves): "
-        f"{unchecked}"
+def test_cause_tags_are_gathered_by_cause_and_unknown_ones_named(tmp_path):
+    script = tmp_path / "leaf-inplace.py"
+    script.write_text(
+        "w -= 1  # broken  # cause: manual-update\n"
+        "with torch.no_grad():  # fixed  # fix: manual-update\n"
+        "x = 2  # cause: manual-update\n"
+        "y = 3  # cause: typo-in-the-id\n"
     )
+    tagged, unknown = gallery.cause_tags(str(script), CATALOG["leaf-inplace"])
+    assert tagged == {("cause", "manual-update"): [1, 3], ("fix", "manual-update"): [2]}
+    assert unknown == [
+        "line 4 is tagged 'cause: typo-in-the-id', but 'leaf-inplace' has no cause 'typo-in-the-id'"
+    ]
 
 
-def test_every_heading_starts_a_text_cell():
-    """A heading in a comment block right after code would stay a code comment on the page.
+def test_scripts_are_listed_by_section_then_id_without_private_files(tmp_path):
+    for name in ("b/z-entry.py", "b/a-entry.py", "a/m-entry.py", "a/_helper.py", "_hidden/x.py"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("")
+    (tmp_path / "a" / "README.txt").write_text("A\n-\n")
+    found = gallery.scripts(str(tmp_path))
+    assert [(s.section, s.entry_id) for s in found] == [
+        ("a", "m-entry"),
+        ("b", "a-entry"),
+        ("b", "z-entry"),
+    ]
 
-    sphinx-gallery turns a comment block into text only after a ``# %%`` line; without it the
-    section (its heading and prose) is shown as code and never reaches the translations.
-    """
-    misplaced = []
-    for script in sorted(GALLERY.glob("*/*.py")):
-        lines = script.read_text().splitlines()
-        for number, line in enumerate(lines):
-            if re.fullmatch(r"# [-=~^]{4,}", line):
-                start = number
-                while start > 0 and lines[start - 1].startswith("#"):
-                    start -= 1
-                if not lines[start].startswith("# %%"):
-                    misplaced.append(f"{script}:{start + 1}")
-    assert misplaced == []
+
+def test_the_checkouts_gallery_is_found_and_ordered():
+    assert gallery.gallery_dir() == str(GALLERY)
+    order = gallery.section_order(str(GALLERY))
+    assert order[0] == "inplace"
+    assert gallery.section_title(str(GALLERY), order[0])
