@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
@@ -9,7 +10,9 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).parent.parent
@@ -150,3 +153,33 @@ def translated_entries(directory: Path, fixture: Path) -> Path:
 def append(entries: Path, entry_id: str, text: str) -> None:
     path = entries / f"{entry_id}.toml"
     path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+@contextlib.contextmanager
+def jupyter_kernel(env: dict[str, str], cwd: Path) -> Iterator[Any]:
+    """A real Jupyter kernel of this interpreter (ipykernel's own spec), and its client."""
+    from jupyter_client.manager import start_new_kernel
+
+    manager, client = start_new_kernel(
+        kernel_name="python3", env=env, cwd=str(cwd), startup_timeout=120
+    )
+    try:
+        yield client
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def execute(client: Any, code: str) -> list[dict]:
+    """Run a cell; the iopub messages it produced (errors, displays, streams)."""
+    msg_id = client.execute(code)
+    outputs = []
+    while True:
+        message = client.get_iopub_msg(timeout=120)
+        if message["parent_header"].get("msg_id") != msg_id:
+            continue
+        kind = message["msg_type"]
+        if kind == "status" and message["content"]["execution_state"] == "idle":
+            return outputs
+        if kind in ("error", "display_data", "stream", "execute_result"):
+            outputs.append({"type": kind, **message["content"]})

@@ -319,9 +319,8 @@ class Localized:
 
 class NotAutogradKind:
     """One kind of PyTorch error that is not autograd's (out of memory, a device mismatch...):
-    the phrases that give it away (each as :func:`.fuzzy.words` gives them: lower case,
-    punctuation ignored), a hint in each language and a page of PyTorch's documentation. A
-    record of ``catalog/not-autograd.toml``."""
+    the phrases that give it away, a hint in each language, and a page of PyTorch's
+    documentation. A record of ``catalog/not-autograd.toml``."""
 
     __slots__ = ("hints", "name", "phrases", "url")
 

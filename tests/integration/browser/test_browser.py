@@ -135,7 +135,7 @@ def test_home_page_box_leads_to_the_explanation(browser, server):
     WebDriverWait(browser, 30).until(
         lambda d: d.find_elements(By.CSS_SELECTOR, "[data-search-result]")
     )
-    # In the fragment, which never reaches the server (tests/test_site_layout.py has the rest).
+    # In the fragment, which never reaches the server (test_site_layout.py has the rest).
     assert browser.current_url.startswith(server + "explain.html#q=")
     found = browser.find_elements(By.CSS_SELECTOR, "[data-search-result]")
     assert found[0].get_attribute("data-search-result") == "data-not-tensor"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import terminal_ipython
+from helpers import execute, jupyter_kernel, terminal_ipython
 
 FAILING_CELL = "x = torch.randn(3, requires_grad=True)\nx += 1"
 UNRELATED_CELL = "{}['missing']"
@@ -11,32 +11,8 @@ UNRELATED_CELL = "{}['missing']"
 
 @pytest.fixture(scope="module")
 def kernel(cli_env, tmp_path_factory):
-    from jupyter_client.manager import start_new_kernel
-
-    manager, client = start_new_kernel(
-        kernel_name="python3",  # ipykernel's own spec: this interpreter, sys.executable
-        env=cli_env,
-        cwd=str(tmp_path_factory.mktemp("kernel")),
-        startup_timeout=120,
-    )
-    yield client
-    client.stop_channels()
-    manager.shutdown_kernel(now=True)
-
-
-def execute(client, code: str) -> list[dict]:
-    """Run a cell; the iopub messages it produced (errors, displays, streams)."""
-    msg_id = client.execute(code)
-    outputs = []
-    while True:
-        message = client.get_iopub_msg(timeout=120)
-        if message["parent_header"].get("msg_id") != msg_id:
-            continue
-        kind = message["msg_type"]
-        if kind == "status" and message["content"]["execution_state"] == "idle":
-            return outputs
-        if kind in ("error", "display_data", "stream", "execute_result"):
-            outputs.append({"type": kind, **message["content"]})
+    with jupyter_kernel(cli_env, tmp_path_factory.mktemp("kernel")) as client:
+        yield client
 
 
 def test_a_notebook_cell_gets_the_answer_in_html_under_its_traceback(kernel):

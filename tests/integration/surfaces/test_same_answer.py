@@ -18,7 +18,7 @@ import sys
 import textwrap
 
 import pytest
-from helpers import MESSAGES_2_13, terminal_ipython
+from helpers import MESSAGES_2_13, execute, jupyter_kernel, terminal_ipython
 
 from autograd_errors import catalog
 
@@ -341,28 +341,10 @@ def test_a_terminal_ipython_prints_the_short_answer_at_88_columns(cli_env, tmp_p
     assert re.fullmatch(r"Your line: <ipython-input-\d+-[0-9a-f]+>:1", joined(frame[:-1])), frame
 
 
-def test_a_notebook_shows_the_answer_in_html_with_everything_one_click_away(cli_env):
-    from jupyter_client.manager import start_new_kernel
-
-    manager, client = start_new_kernel(kernel_name="python3", env=cli_env, startup_timeout=120)
-    try:
-        for code in ("import torch\n%load_ext autograd_errors", LEAF):
-            msg_id = client.execute(code)
-            outputs = []
-            while True:
-                message = client.get_iopub_msg(timeout=120)
-                if message["parent_header"].get("msg_id") != msg_id:
-                    continue
-                if message["msg_type"] == "display_data":
-                    outputs.append(message["content"]["data"])
-                if (
-                    message["msg_type"] == "status"
-                    and message["content"]["execution_state"] == "idle"
-                ):
-                    break
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
+def test_a_notebook_shows_the_answer_in_html_with_everything_one_click_away(cli_env, tmp_path):
+    with jupyter_kernel(cli_env, tmp_path) as client:
+        execute(client, "import torch\n%load_ext autograd_errors")
+        outputs = [o["data"] for o in execute(client, LEAF) if o["type"] == "display_data"]
     (data,) = outputs
     entry = texts("leaf-inplace")
     body = short_answer("leaf-inplace", width=10_000, frame=None, fields={})[1:]

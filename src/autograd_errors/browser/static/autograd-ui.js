@@ -7,7 +7,7 @@
   "use strict";
 
   // Every sentence these pages show, in the site's language: written by the build from
-  // autograd_errors/ui.py (the "paste." strings) into _static/autograd-strings.js.
+  // autograd_errors/rendering/strings.py (the "paste." strings) into _static/autograd-strings.js.
   // text(name, values) fills in the {placeholders}.
   const STRINGS = window.AutogradStrings || {};
 
@@ -97,7 +97,7 @@
   }
 
   // What both pages say about a partial match, and above several that share a fragment:
-  // the same words as the command line (report.py).
+  // the same words as the command line (rendering/text.py).
   function partialNote(match) {
     return text("partial", {percent: Math.round(match.score * 100)});
   }
