@@ -26,7 +26,7 @@ from autograd_errors.cli.output import (
     print_text,
     silence_stdout,
 )
-from autograd_errors.cli.table import HELP, USAGE, HelpRequested, UsageError, parse
+from autograd_errors.cli.table import HelpRequested, UsageError, help_text, parse, usage
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,8 +75,8 @@ def _run(argv: list[str]) -> int:
         options = parse(argv)
         return options.command.run(options)
     except HelpRequested:
-        return print_text(HELP.rstrip("\n"), EXIT_OK)
+        return print_text(help_text().rstrip("\n"), EXIT_OK)
     except UsageError as error:
-        usage = f"\n{USAGE}" if error.show_usage else ""
-        print(f"autograd-errors: {error}\n{usage}", end="", file=sys.stderr)
+        shown = f"\n{usage()}" if error.show_usage else ""
+        print(f"autograd-errors: {error}\n{shown}", end="", file=sys.stderr)
         return EXIT_USAGE

@@ -197,7 +197,9 @@ def _usage_lines() -> Iterator[str]:
     yield "       autograd-errors --help | --version"
 
 
-USAGE = "\n".join(_usage_lines()) + "\n"
+def usage() -> str:
+    """The usage text: a line (or two) per command, from the table."""
+    return "\n".join(_usage_lines()) + "\n"
 
 
 def _help_lines() -> Iterator[str]:
@@ -223,7 +225,9 @@ def _help_lines() -> Iterator[str]:
     )
 
 
-HELP = USAGE + "\n" + "\n".join(_help_lines()) + "\n"
+def help_text() -> str:
+    """``--help``: the usage, then each command and option, from the table."""
+    return usage() + "\n" + "\n".join(_help_lines()) + "\n"
 
 
 class UsageError(Exception):

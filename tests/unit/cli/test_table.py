@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from autograd_errors.cli import output, table
-from autograd_errors.cli.table import COMMANDS, HELP, OPTIONS, USAGE, UsageError, parse
+from autograd_errors.cli.table import COMMANDS, OPTIONS, UsageError, help_text, parse, usage
+
+USAGE, HELP = usage(), help_text()
 
 CLI = Path(table.__file__).parent
 
