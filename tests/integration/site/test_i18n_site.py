@@ -113,9 +113,9 @@ def test_the_zh_paste_page_catalog_is_in_chinese(site, zh_site, translated):
     english = json.loads((site / "_static" / "autograd-catalog.json").read_text("utf-8"))
     assert data["language"] == "zh_CN"
     assert english["language"] == "en"
-    strings = (zh_site / "_static" / "autograd-strings.js").read_text("utf-8")
-    assert strings.startswith("window.AutogradStrings = {")
-    assert json.loads(strings.split(" = ", 1)[1].rstrip(";\n")) == strings.export_strings("zh_CN")
+    written = (zh_site / "_static" / "autograd-strings.js").read_text("utf-8")
+    assert written.startswith("window.AutogradStrings = {")
+    assert json.loads(written.split(" = ", 1)[1].rstrip(";\n")) == strings.export_strings("zh_CN")
     english_strings = (site / "_static" / "autograd-strings.js").read_text("utf-8")
     assert '"noMatch": "No entry matches this text."' in english_strings
     entry = next(e for e in data["entries"] if e["id"] == TRANSLATED_ENTRY)
@@ -123,7 +123,13 @@ def test_the_zh_paste_page_catalog_is_in_chinese(site, zh_site, translated):
     assert entry["hints"][0]["text"] == translated.localized("zh_CN").hints[0].text
     assert entry["path"] == PAGE  # ids and paths stay English
     assert [w["variant"] for w in entry["wordings"]] == [w.variant for w in translated.wordings]
+    # The matcher's settings are the same in both; the hints of the errors that are not
+    # autograd's are in the site's language.
+    hints = [kind.pop("hint") for kind in data["settings"]["not_autograd"]]
+    english_hints = [kind.pop("hint") for kind in english["settings"]["not_autograd"]]
     assert data["settings"] == english["settings"]
+    assert hints == [kind.hints["zh_CN"] for kind in catalog_module.load().not_autograd]
+    assert english_hints == [kind.hint for kind in catalog_module.load().not_autograd]
 
 
 def test_the_glossary_page_shows_every_term_in_both_sites(site, zh_site):
