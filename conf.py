@@ -2,8 +2,8 @@
 
 from autograd_errors import __version__
 from autograd_errors.catalog import PAGES_DIR
-from autograd_errors.gallery import section_order
-from autograd_errors.report import DEFAULT_BASE_URL
+from autograd_errors.rendering.urls import DEFAULT_BASE_URL
+from autograd_errors.verification.gallery import section_order
 
 project = "autograd-errors"
 author = "autograd-errors contributors"

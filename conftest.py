@@ -55,5 +55,5 @@ pages = Sybil(
     parsers=[PythonCodeBlockParser(), CodeBlockParser("console", run_console)],
     patterns=["docs/*.md", "README.md"],
 )
-docstrings = Sybil(parsers=[DocTestParser()], patterns=["src/autograd_errors/*.py"])
+docstrings = Sybil(parsers=[DocTestParser()], patterns=["src/autograd_errors/**/*.py"])
 pytest_collect_file = (pages + docstrings).pytest()

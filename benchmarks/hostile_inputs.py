@@ -12,7 +12,7 @@ import argparse
 import time
 
 from autograd_errors import catalog
-from autograd_errors.matching import explain
+from autograd_errors.matcher.matching import find_entries
 
 INPLACE = (
     "one of the variables needed for gradient computation has been modified by an "
@@ -49,7 +49,7 @@ def main() -> None:
     for name, unit in CASES.items():
         text = (unit * (size // len(unit) + 1))[:size]
         start = time.perf_counter()
-        found = explain(text, entries)
+        found = find_entries(text, entries)
         elapsed = time.perf_counter() - start
         print(f"{name:42} {elapsed:8.3f} {len(found.matches):8}")
 

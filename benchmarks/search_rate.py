@@ -32,10 +32,11 @@ import threading
 import urllib.parse
 from pathlib import Path
 
-from autograd_errors import catalog, fuzzy
-from autograd_errors.fuzzy import BOILERPLATE
-from autograd_errors.matching import explain
-from autograd_errors.templates import Placeholder
+from autograd_errors import catalog
+from autograd_errors.matcher import fuzzy
+from autograd_errors.matcher.fuzzy import BOILERPLATE
+from autograd_errors.matcher.matching import find_entries
+from autograd_errors.messages.templates import Placeholder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -264,7 +265,7 @@ def shared_fragment(index: fuzzy.Index, entry_id: str, text: str) -> bool:
 
 
 def cli_first(text: str, entries: catalog.Catalog) -> str | None:
-    found = explain(text, entries)
+    found = find_entries(text, entries)
     return found.matches[0].entry.id if found.matches else None
 
 
@@ -289,7 +290,7 @@ def rates(
             found = first(text)
             if is_shared:
                 # A shared fragment: the right entry must be among those listed.
-                ids = [m.entry.id for m in explain(text, entries).matches]
+                ids = [m.entry.id for m in find_entries(text, entries).matches]
                 listed[(kind, name)] += entry_id in ids if name == "CLI" else found in ids
             elif found == entry_id:
                 hits[(kind, name)] += 1

@@ -76,7 +76,7 @@ def site(project: Path) -> Path:
 
 
 # The built site, served on 127.0.0.1, in Debian's Chromium driven by Selenium: the browser
-# tests' fixtures (tests/test_browser.py, tests/test_site_layout.py).
+# tests' fixtures (tests/integration/browser/, tests/integration/site/test_site_layout.py).
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 

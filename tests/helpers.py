@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
@@ -9,7 +10,9 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).parent.parent
@@ -132,3 +135,51 @@ def use_fixture_translation(record: Path, fixture: Path) -> None:
     text = record.read_text(encoding="utf-8")
     english = text.split("\n[zh_CN]", 1)[0].rstrip("\n")
     record.write_text(english + "\n\n" + fixture.read_text(encoding="utf-8"), encoding="utf-8")
+
+
+def translated_entries(directory: Path, fixture: Path) -> Path:
+    """A copy of the records in ``directory``, with the throw-away translation ``fixture`` of
+    inplace-modified, and leaf-inplace as an entry nobody translated yet."""
+    from autograd_errors import catalog
+
+    shutil.copytree(catalog.ENTRIES_DIR, directory)
+    use_fixture_translation(directory / "inplace-modified.toml", fixture)
+    untranslated = directory / "leaf-inplace.toml"
+    english = untranslated.read_text(encoding="utf-8").split("\n[zh_CN]", 1)[0]
+    untranslated.write_text(english, encoding="utf-8")
+    return directory
+
+
+def append(entries: Path, entry_id: str, text: str) -> None:
+    path = entries / f"{entry_id}.toml"
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+@contextlib.contextmanager
+def jupyter_kernel(env: dict[str, str], cwd: Path) -> Iterator[Any]:
+    """A real Jupyter kernel of this interpreter (ipykernel's own spec), and its client."""
+    from jupyter_client.manager import start_new_kernel
+
+    manager, client = start_new_kernel(
+        kernel_name="python3", env=env, cwd=str(cwd), startup_timeout=120
+    )
+    try:
+        yield client
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def execute(client: Any, code: str) -> list[dict]:
+    """Run a cell; the iopub messages it produced (errors, displays, streams)."""
+    msg_id = client.execute(code)
+    outputs = []
+    while True:
+        message = client.get_iopub_msg(timeout=120)
+        if message["parent_header"].get("msg_id") != msg_id:
+            continue
+        kind = message["msg_type"]
+        if kind == "status" and message["content"]["execution_state"] == "idle":
+            return outputs
+        if kind in ("error", "display_data", "stream", "execute_result"):
+            outputs.append({"type": kind, **message["content"]})

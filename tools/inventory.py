@@ -69,8 +69,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
 from autograd_errors import catalog as catalog_module  # noqa: E402
-from autograd_errors.matching import find_matches  # noqa: E402
-from autograd_errors.templates import KINDS  # noqa: E402
+from autograd_errors.matcher.matching import find_matches  # noqa: E402
+from autograd_errors.messages.templates import KINDS  # noqa: E402
 
 DEFAULT_TORCH = {
     "2.13.0": REPO / ".venv/lib/python3.11/site-packages/torch",

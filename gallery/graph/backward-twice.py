@@ -92,6 +92,31 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 
 # %%
+# Or kept as an attribute of the module, as in the notes this reference grew from:
+# ``self.hx = out`` carries each step's graph into the next call.
+
+
+class StatefulCell(torch.nn.Module):
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.W_ih = torch.nn.Parameter(torch.randn(size, size) * 0.1)
+        self.W_hh = torch.nn.Parameter(torch.randn(size, size) * 0.1)
+        self.hx = torch.zeros(1, size)
+
+    def forward(self, x_t: torch.Tensor) -> torch.Tensor:
+        out = torch.tanh(x_t @ self.W_ih + self.hx @ self.W_hh)
+        self.hx = out  # cause: carried-state
+        return out
+
+
+stateful = StatefulCell(4)
+try:
+    for _ in range(2):
+        stateful(torch.randn(1, 4)).sum().backward()  # cause: carried-state
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
 # A running average works the same way, whether it lives in a variable or in a module's buffer
 # (see :doc:`/errors/modules/buffer-assign`):
 

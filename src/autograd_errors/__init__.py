@@ -18,8 +18,8 @@ __all__ = ["__version__", "explain", "install", "load_catalog", "uninstall"]
 if TYPE_CHECKING:
     from typing import Any
 
-    from autograd_errors.answers import Answer
     from autograd_errors.catalog import Catalog
+    from autograd_errors.rendering.answer import Answer
 
 
 def load_catalog() -> Catalog:
@@ -33,14 +33,9 @@ def explain(text: str | BaseException, catalog: Catalog | None = None) -> Answer
     """The entries whose messages occur in ``text``, the final exception first. ``text`` may
     be an exception: its message and its traceback are read, as a paste of them would be.
     The result prints as the CLI's short answer, and renders as HTML in a notebook."""
-    from autograd_errors import matching
-    from autograd_errors.answers import Answer
+    from autograd_errors.rendering.answer import Answer
 
-    if isinstance(text, BaseException):
-        import traceback
-
-        text = "".join(traceback.format_exception(type(text), text, text.__traceback__))
-    return Answer.of(matching.explain(text, catalog or load_catalog()))
+    return Answer.of(text, catalog)
 
 
 def install(*, warnings: bool = False) -> None:

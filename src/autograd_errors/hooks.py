@@ -6,11 +6,16 @@ hook prints the traceback unchanged, then, for an error the catalog knows, the s
 follows on stderr. Installing costs next to nothing; the catalog and the matcher load only when
 an exception arrives. A hook must never make things worse, so whatever fails inside it is
 swallowed, after the original hook has run.
+
+``uninstall()`` gives back what ``install()`` replaced, where it is still ours: a hook another
+library chained over ours stays, and ours, still called by it, only passes the error on.
 """
 
 from __future__ import annotations
 
 import sys
+
+from autograd_errors.interpreter.patches import Patches
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,41 +23,36 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any, TextIO
 
-    from autograd_errors.matching import Explanation
-
     ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], Any]
+    ShowWarning = Callable[..., None]
 
-#: What :func:`install` replaced, to put back on :func:`uninstall`.
-_saved: dict[str, Any] = {}
+#: What :func:`install` changed, to give back on :func:`uninstall`; None while not installed.
+_installed: Patches | None = None
 #: Warning call sites already pointed at: ``(filename, lineno, entry id)``.
 _pointed: set[tuple[str, int, str]] = set()
 
 
-def answer_for(error: BaseException, *, html: bool = False, width: int | None = None) -> str:
+def answer_for(
+    error: BaseException, *, html: bool = False, width: int | None = None, language: str = "en"
+) -> str:
     """The short answer for ``error`` (text, or an HTML fragment), or "" when no entry
     explains it. Reads the exception's message and its traceback, as a paste of them."""
-    import traceback
+    from autograd_errors.rendering.answer import Answer
+    from autograd_errors.rendering.urls import base_url
 
-    import autograd_errors.report as report
-    from autograd_errors.frames import user_frame
-
-    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    explanation = _explain(text)
-    if not explanation.matches:
+    answer = Answer.of(error)
+    if not answer.matches:
         return ""
-    base_url = report.base_url()
     if html:
-        return report.short_html(explanation, base_url)
-    style = report.Style.for_stream(sys.stderr)
-    width = width or report.text_width(sys.stderr)
-    return report.short_text(explanation, base_url, style, width, user_frame(text))
+        from autograd_errors.rendering.notebook import answer_html
 
+        return answer_html(answer, base_url(), language)
+    from autograd_errors.rendering.terminal import Style, text_width
+    from autograd_errors.rendering.text import answer_text
 
-def _explain(text: str) -> Explanation:
-    from autograd_errors.catalog import load
-    from autograd_errors.matching import explain
-
-    return explain(text, load())
+    style = Style.for_stream(sys.stderr)
+    width = width or text_width(sys.stderr)
+    return answer_text(answer, base_url(), style, width, language=language)
 
 
 def _print_answer(error: BaseException | None) -> None:
@@ -68,41 +68,63 @@ def _print_answer(error: BaseException | None) -> None:
         pass
 
 
-def _excepthook(
-    kind: type[BaseException], error: BaseException, traceback: TracebackType | None
+def _excepthook_over(original: ExceptHook, patches: Patches) -> ExceptHook:
+    """``sys.excepthook``: ``original``'s traceback, then the answer while ``patches`` is
+    the installation in force."""
+
+    def excepthook(
+        kind: type[BaseException], error: BaseException, traceback: TracebackType | None
+    ) -> None:
+        try:
+            original(kind, error, traceback)
+        except Exception:  # noqa: BLE001 - an original hook that fails still leaves a traceback
+            sys.__excepthook__(kind, error, traceback)
+        if patches is _installed:
+            _print_answer(error)
+
+    return excepthook
+
+
+def _threading_excepthook_over(original: Callable[[Any], Any], patches: Patches) -> Any:
+    def threading_excepthook(args: Any) -> None:
+        try:
+            original(args)
+        except Exception:  # noqa: BLE001
+            import threading
+
+            threading.__excepthook__(args)
+        if patches is _installed:
+            _print_answer(args.exc_value)
+
+    return threading_excepthook
+
+
+def _showwarning_over(original: ShowWarning, patches: Patches) -> ShowWarning:
+    def showwarning(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        original(message, category, filename, lineno, file, line)
+        if patches is _installed:
+            _point_at_entry(message, category, filename, lineno, file)
+
+    return showwarning
+
+
+def _point_at_entry(
+    message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any
 ) -> None:
-    original: ExceptHook = _saved.get("excepthook", sys.__excepthook__)
+    """One line naming the entry of a known warning, once per call site; never raise."""
     try:
-        original(kind, error, traceback)
-    except Exception:  # noqa: BLE001 - an original hook that fails still leaves a traceback
-        sys.__excepthook__(kind, error, traceback)
-    _print_answer(error)
+        from autograd_errors.catalog import load
+        from autograd_errors.matcher.matching import find_entries
+        from autograd_errors.rendering.urls import base_url, page_url
 
-
-def _threading_excepthook(args: Any) -> None:
-    import threading
-
-    original = _saved.get("threading_excepthook", threading.__excepthook__)
-    try:
-        original(args)
-    except Exception:  # noqa: BLE001
-        threading.__excepthook__(args)
-    _print_answer(args.exc_value)
-
-
-def _showwarning(
-    message: Warning | str,
-    category: type[Warning],
-    filename: str,
-    lineno: int,
-    file: TextIO | None = None,
-    line: str | None = None,
-) -> None:
-    _saved["showwarning"](message, category, filename, lineno, file, line)
-    try:
-        import autograd_errors.report as report
-
-        explanation = _explain(f"{category.__name__}: {message}")
+        explanation = find_entries(f"{category.__name__}: {message}", load())
         if not explanation.matches:
             return
         entry = explanation.matches[0].entry
@@ -110,9 +132,7 @@ def _showwarning(
             return
         _pointed.add((filename, lineno, entry.id))
         stream = file or sys.stderr
-        stream.write(
-            f"autograd-errors: {entry.title}: {report.page_url(report.base_url(), entry)}\n"
-        )
+        stream.write(f"autograd-errors: {entry.title}: {page_url(base_url(), entry)}\n")
     except Exception:  # noqa: BLE001 - a pointer is a courtesy, never a new failure
         pass
 
@@ -122,29 +142,34 @@ class _ThreadingWatcher:
     :mod:`threading` does: importing it in :func:`install` would cost more than the rest of
     installing together."""
 
+    def __init__(self, patches: Patches) -> None:
+        self.patches = patches
+
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
         if name != "threading":
             return None
-        sys.meta_path.remove(self)
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
         from importlib.machinery import PathFinder
 
         spec = PathFinder.find_spec(name, path)
         if spec is None or spec.loader is None:
             return spec
         load = spec.loader.exec_module
+        patches = self.patches
 
         def exec_module(module: Any) -> None:
             load(module)
-            _chain_threading(module)
+            if patches is _installed:
+                _chain_threading(module, patches)
 
         spec.loader.exec_module = exec_module  # type: ignore[method-assign]
         return spec
 
 
-def _chain_threading(threading: Any) -> None:
-    if "excepthook" in _saved and "threading_excepthook" not in _saved:
-        _saved["threading_excepthook"] = threading.excepthook
-        threading.excepthook = _threading_excepthook
+def _chain_threading(threading: Any, patches: Patches) -> None:
+    hook = _threading_excepthook_over(threading.excepthook, patches)
+    patches.set(threading, "excepthook", hook)
 
 
 def install(*, warnings: bool = False) -> None:
@@ -152,30 +177,27 @@ def install(*, warnings: bool = False) -> None:
     with ``warnings=True``, point at the entry of each known warning, once per call site.
 
     Installing twice is harmless; :func:`uninstall` restores the previous hooks."""
-    if "excepthook" not in _saved:
-        _saved["excepthook"] = sys.excepthook
-        sys.excepthook = _excepthook
+    global _installed
+    patches = _installed
+    if patches is None:
+        patches = _installed = Patches()
+        patches.set(sys, "excepthook", _excepthook_over(sys.excepthook, patches))
         if "threading" in sys.modules:
-            _chain_threading(sys.modules["threading"])
+            _chain_threading(sys.modules["threading"], patches)
         else:
-            sys.meta_path.insert(0, _ThreadingWatcher())
-    if warnings and "showwarning" not in _saved:
+            patches.insert(sys.meta_path, 0, _ThreadingWatcher(patches))
+    if warnings:
         import warnings as warnings_module
 
-        _saved["showwarning"] = warnings_module.showwarning
-        warnings_module.showwarning = _showwarning
+        if not patches.has_set(warnings_module, "showwarning"):
+            hook = _showwarning_over(warnings_module.showwarning, patches)
+            patches.set(warnings_module, "showwarning", hook)
 
 
 def uninstall() -> None:
-    """Put back the hooks :func:`install` replaced."""
-    import warnings
-
-    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _ThreadingWatcher)]
-    if "threading_excepthook" in _saved:
-        threading: Any = sys.modules["threading"]
-        threading.excepthook = _saved.pop("threading_excepthook")
-    if "excepthook" in _saved:
-        sys.excepthook = _saved.pop("excepthook")
-    if "showwarning" in _saved:
-        warnings.showwarning = _saved.pop("showwarning")
+    """Put back the hooks :func:`install` replaced, where they are still ours."""
+    global _installed
+    if _installed is not None:
+        _installed.restore()
+        _installed = None
     _pointed.clear()

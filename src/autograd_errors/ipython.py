@@ -12,24 +12,38 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any
 
+    from autograd_errors.rendering.answer import Answer
+
 #: The custom exception handling that was there before loading, per shell.
 _previous: dict[int, tuple[Any, Any]] = {}
 
 
-class Answer:
-    """What the cell shows: text in a terminal, HTML with a "More" section in a notebook."""
+#: The width of the answer's text in a terminal IPython.
+WIDTH = 88
 
-    def __init__(self, error: BaseException, text: str) -> None:
-        self.error = error
-        self.text = text
+
+class CellAnswer:
+    """What the cell shows under its traceback: text in a terminal, HTML with a "More" section
+    in a notebook (each front end asks for the one it shows)."""
+
+    def __init__(self, answer: Answer) -> None:
+        self.answer = answer
 
     def __repr__(self) -> str:
-        return "autograd-errors: " + self.text
+        import sys
+
+        from autograd_errors.rendering.terminal import Style
+        from autograd_errors.rendering.text import answer_text
+        from autograd_errors.rendering.urls import base_url
+
+        style = Style.for_stream(sys.stderr)  # as the traceback above it
+        return "autograd-errors: " + answer_text(self.answer, base_url(), style, WIDTH)
 
     def _repr_html_(self) -> str:
-        from autograd_errors.hooks import answer_for
+        from autograd_errors.rendering.notebook import answer_html
+        from autograd_errors.rendering.urls import base_url
 
-        return answer_for(self.error, html=True)
+        return answer_html(self.answer, base_url())
 
 
 def _handler(
@@ -43,11 +57,11 @@ def _handler(
     try:
         from IPython.display import display
 
-        from autograd_errors.hooks import answer_for
+        from autograd_errors.rendering.answer import Answer
 
-        text = answer_for(error, width=88)  # matched once; the HTML only if a notebook asks
-        if text:
-            display(Answer(error, text))  # type: ignore[no-untyped-call]
+        answer = Answer.of(error)
+        if answer.matches:
+            display(CellAnswer(answer))  # type: ignore[no-untyped-call]
     except Exception:  # noqa: BLE001 - the traceback is shown; the answer is a courtesy
         pass
 

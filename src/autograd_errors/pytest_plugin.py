@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from collections.abc import Generator
 
 _ACTIVE = pytest.StashKey[bool]()
+#: The width of the answer's text in pytest's report.
+_WIDTH = 88
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,10 +39,10 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     if report.failed and call.excinfo is not None and item.config.stash.get(_ACTIVE, False):
-        from autograd_errors import hooks
+        from autograd_errors.hooks import answer_for
 
         try:
-            answer = hooks.answer_for(call.excinfo.value, width=88)
+            answer = answer_for(call.excinfo.value, width=_WIDTH)
         except Exception:  # noqa: BLE001 - the failure is reported; the answer is a courtesy
             answer = ""
         if answer:

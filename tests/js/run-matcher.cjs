@@ -6,7 +6,7 @@
 const fs = require("fs");
 const path = require("path");
 const readline = require("readline");
-const matcher = require(path.join(__dirname, "..", "..", "src", "autograd_errors", "static",
+const matcher = require(path.join(__dirname, "..", "..", "src", "autograd_errors", "browser", "static",
   "autograd-matcher.js"));
 
 const [catalogPath, pastesPath] = process.argv.slice(2);

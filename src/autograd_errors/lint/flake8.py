@@ -13,9 +13,19 @@ import ast
 from collections.abc import Iterator
 from typing import Any
 
-from autograd_errors import __version__
 from autograd_errors.lint.checker import run_rules
 from autograd_errors.lint.registry import OPINIONATED
+
+
+def _installed_version() -> str:
+    """The installed package's version, as flake8 --version lists it (the package's
+    ``__init__`` is the layer above this one: it is not imported from here)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("autograd-errors")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 class Plugin:
@@ -23,7 +33,7 @@ class Plugin:
     type)``, ``col`` counted in characters from 0."""
 
     name = "autograd-errors"
-    version = __version__
+    version = _installed_version()
     #: The AE9 codes asked for with ``--select`` or ``--extend-select`` (``AE9``, ``AE901``):
     #: as in the command, ``--select AE`` alone does not turn the opinionated rules on.
     opinionated: tuple[str, ...] = ()

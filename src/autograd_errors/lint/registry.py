@@ -6,7 +6,7 @@ imports the rule families (which registers their checks) and refuses a code with
 check without data, a key it does not know, or a message whose ``{placeholders}`` differ
 between languages. Codes are ``AE`` and three digits, in the ranges ``docs/contributing.md``
 writes down (``AE0`` the checker itself, ``AE1``-``AE8`` families, ``AE9`` opinionated rules,
-off by default), which ``tests/lint/test_registry.py`` checks against the families' modules.
+off by default), which ``tests/unit/lint/test_registry.py`` checks against the families' modules.
 Codes are never reused: a rule that is removed keeps its table with ``retired = "why"``, and
 no check.
 """
@@ -180,3 +180,16 @@ def selected(code: str, select: Sequence[str] | None, ignore: Sequence[str] = ()
     if code.startswith(OPINIONATED) and chosen < len(OPINIONATED):
         return False
     return chosen > 0 and chosen > _longest(code, ignore)
+
+
+def parse_codes(value: str) -> str:
+    """``--select``/``--ignore``'s value checked: comma-separated rule codes or prefixes,
+    upper-cased and joined again; a ValueError says what is wrong."""
+    given = [code.strip().upper() for code in value.split(",") if code.strip()]
+    if not given:
+        raise ValueError("needs codes, such as AE101 or AE1")
+    known = rules()
+    for code in given:
+        if not PREFIX.fullmatch(code) or not any(c.startswith(code) for c in known):
+            raise ValueError(f"{code!r} is no rule code or prefix (codes: AE000 to AE9xx)")
+    return ",".join(given)

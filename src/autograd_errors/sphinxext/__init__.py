@@ -1,7 +1,7 @@
 """Sphinx glue: entry pages from the catalog, and a build that fails on drift.
 
 - :mod:`.verification`: while sphinx-gallery runs each gallery script, the observer of
-  :mod:`autograd_errors.observe` watches it (``reset_example`` is sphinx-gallery's
+  :mod:`autograd_errors.verification.observer` watches it (``reset_example`` is sphinx-gallery's
   ``reset_modules`` hook), and the verdict is stored beside the generated page; any verdict but
   a passing one stops the build with the same report as ``check``.
 - :mod:`.directives`: ``autograd-entry``, ``autograd-entry-footer``, ``autograd-index`` and

@@ -9,7 +9,7 @@ from sphinx.application import Sphinx
 
 from autograd_errors.sphinxext.verification import site_catalog
 
-_STATIC = Path(__file__).parent.parent / "static"
+_STATIC = Path(__file__).parent.parent / "browser" / "static"
 #: The catalog as the browser's matcher reads it, in the site's ``_static``.
 CATALOG_JSON = "autograd-catalog.json"
 #: The paste and search pages' words in the build's language (``window.AutogradStrings``).
@@ -25,8 +25,8 @@ def write_strings(app: Sphinx) -> None:
     shown while matching, or when the catalog cannot be loaded)."""
     if app.builder.format != "html":
         return
+    from autograd_errors.rendering.strings import export_strings
     from autograd_errors.sphinxext.languages import build_language
-    from autograd_errors.ui import export_strings
 
     strings = json.dumps(export_strings(build_language(app.config)), ensure_ascii=False)
     target = Path(app.outdir) / "_static" / STRINGS_JS
@@ -37,7 +37,7 @@ def write_strings(app: Sphinx) -> None:
 def export_catalog(app: Sphinx, error: Exception | None) -> None:
     if error is not None or app.builder.format != "html":
         return
-    from autograd_errors import export
+    from autograd_errors.browser import export
 
     target = Path(app.outdir) / "_static" / CATALOG_JSON
     target.parent.mkdir(parents=True, exist_ok=True)

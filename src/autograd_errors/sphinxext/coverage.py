@@ -23,7 +23,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from autograd_errors import catalog as catalog_module
-from autograd_errors.ui import text as ui
+from autograd_errors.rendering.strings import ui
 
 INVENTORY_SETTING = "autograd_errors_inventory"
 DEFAULT_INVENTORY = "data/inventory/messages.json"

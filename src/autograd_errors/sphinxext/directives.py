@@ -27,9 +27,9 @@ from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
 from autograd_errors import catalog as catalog_module
-from autograd_errors import gallery, observations, report, verify
 from autograd_errors.catalog import PAGES_DIR, Entry
-from autograd_errors.gallery import section_order, section_title
+from autograd_errors.rendering.strings import ENGLISH, releases_text, ui, with_releases
+from autograd_errors.rendering.urls import docs_label, page_url
 from autograd_errors.sphinxext.languages import build_language, translated_prose
 from autograd_errors.sphinxext.lint_pages import caught_lines
 from autograd_errors.sphinxext.nodes import (
@@ -54,9 +54,11 @@ from autograd_errors.sphinxext.verification import (
     site_catalog,
     verdict_file,
 )
-from autograd_errors.ui import ENGLISH, releases_text, with_releases
-from autograd_errors.ui import text as ui
-from autograd_errors.verify import Status
+from autograd_errors.verification import gallery
+from autograd_errors.verification.environment import torch_version
+from autograd_errors.verification.gallery import section_order, section_title
+from autograd_errors.verification.recordings import Recording, load_recordings
+from autograd_errors.verification.verdicts import Result, Status
 
 
 class _Localized(SphinxDirective):
@@ -96,7 +98,7 @@ class EntryDirective(_EntryDirective):
 
     def run(self) -> list[nodes.Node]:
         entry = self.entry()
-        text = entry.text(self.language, fallback=True)
+        text = entry.localized(self.language, fallback=True)
         result = self._verdict(entry)
         lines: list[str] = []
         if entry.is_pitfall:
@@ -137,7 +139,7 @@ class EntryDirective(_EntryDirective):
                 "",
             ]
         else:
-            built_with = verify.torch_version()
+            built_with = torch_version()
             lines += [
                 ".. code-block:: text",
                 f"   :caption: {self.ui('page.built_caption', version=built_with)}",
@@ -160,7 +162,8 @@ class EntryDirective(_EntryDirective):
             "",
         ]
         if entry.docs:
-            links = ", ".join(f"`{report.docs_label(url)} <{url}>`__" for url in entry.docs)
+            titles = site_catalog().docs_pages
+            links = ", ".join(f"`{docs_label(url, titles)} <{url}>`__" for url in entry.docs)
             lines += [".. rst-class:: autograd-docs", "", f"{self.ui('page.docs')} {links}", ""]
         script = script_path(self.config.sphinx_gallery_conf, entry.id)
         broken, fixed = tagged_lines(script, "broken"), tagged_lines(script, "fixed")
@@ -191,15 +194,15 @@ class EntryDirective(_EntryDirective):
         return [*self.parse(lines), self._feedback(entry)]
 
     def _feedback(self, entry: Entry) -> nodes.Node:
-        page_url = report.page_url(self.config.html_baseurl, entry, self.language)
-        url = entry_feedback_url(repository(self.config), entry, page_url)
+        page = page_url(self.config.html_baseurl, entry, self.language)
+        url = entry_feedback_url(repository(self.config), entry, page)
         paragraph = nodes.paragraph(classes=[FEEDBACK_CLASS])
         paragraph += nodes.Text(self.ui("page.feedback_question") + " ")
         paragraph += nodes.reference("", self.ui("page.feedback_link"), refuri=url)
         paragraph += nodes.Text(self.ui("page.feedback_after"))
         return not_translatable([paragraph])[0]
 
-    def _verdict(self, entry: Entry) -> verify.Result:
+    def _verdict(self, entry: Entry) -> Result:
         stored = verdict_file(self.env.srcdir, entry)
         result = read_verdict(self.env.srcdir, entry)
         if result is None:
@@ -216,7 +219,7 @@ class EntryFooterDirective(_EntryDirective):
         if entry.is_pitfall:
             return self.parse(self._related(entry))
         observed = self._observed_table(entry)
-        text = entry.text(self.language, fallback=True)
+        text = entry.localized(self.language, fallback=True)
         lines = [
             self.ui("page.wordings_intro"),
             "",
@@ -277,7 +280,7 @@ class EntryFooterDirective(_EntryDirective):
 
 
 def release_groups(
-    entry: Entry, recordings: list[observations.Recording]
+    entry: Entry, recordings: list[Recording]
 ) -> list[tuple[list[str], str | None, Status | None]]:
     """The rows of an entry's per-release table: consecutive releases that printed the same
     thing share one. Each is (releases, message or None, status, or None for a release whose
@@ -298,7 +301,7 @@ def release_groups(
 def cause_lines(entry: Entry, script: str, language: str = "en") -> list[str]:
     """The entry's common causes, most common first, each with its fix and the script's lines
     that trigger and fix it (tagged ``# cause: <id>`` and ``# fix: <id>``)."""
-    causes = entry.text(language, fallback=True).causes
+    causes = entry.localized(language, fallback=True).causes
     if not causes:
         return []
     stop = "。" if language == "zh_CN" else "."
@@ -335,8 +338,8 @@ def _code_block(code: str, caption: str) -> list[str]:
     ]
 
 
-def _recordings(env: Any) -> list[observations.Recording]:
-    recordings = observations.load_recordings()
+def _recordings(env: Any) -> list[Recording]:
+    recordings = load_recordings()
     for recording in recordings:
         env.note_dependency(recording.path)
     return recordings
@@ -384,9 +387,7 @@ class MatrixDirective(_Localized):
         return not_translatable([legend(shown), grid])
 
 
-def matrix_label(
-    recording: observations.Recording, entry: Entry, language: str = ENGLISH
-) -> tuple[str, str]:
+def matrix_label(recording: Recording, entry: Entry, language: str = ENGLISH) -> tuple[str, str]:
     """A matrix cell's abbreviated label, and what it stands for."""
     observed = recording.entries.get(entry.id)
     status = None if observed is None else Status(observed["status"])
@@ -464,7 +465,7 @@ def index_item(entry: Entry, language: str) -> nodes.list_item:
     item = nodes.list_item()
     # Not a paragraph: a paragraph of bold-looking text over a smaller line reads as a heading.
     heading = nodes.inline()
-    heading += entry_link(entry, entry.text(language, fallback=True).title)
+    heading += entry_link(entry, entry.localized(language, fallback=True).title)
     heading += nodes.Text(" ")
     heading += nodes.inline(text=entry.id, classes=[ID_CLASS])
     if entry.retired:

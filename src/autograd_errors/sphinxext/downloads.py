@@ -1,6 +1,6 @@
 """The downloads read on their own: each script, notebook and zip the site offers carries its
 entry's text (title, message, why, most common cause, fix) instead of the directives that make
-its page (:func:`autograd_errors.gallery.standalone`).
+its page (:func:`autograd_errors.verification.standalone.standalone`).
 
 sphinx-gallery copies each script beside its page and makes the notebook and the zips from it;
 Sphinx then copies them into ``_downloads``. The directives are written out there, in the
@@ -19,9 +19,9 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from autograd_errors import gallery
 from autograd_errors.catalog import PAGES_DIR, Catalog, load
-from autograd_errors.report import base_url
+from autograd_errors.rendering.urls import base_url
+from autograd_errors.verification import standalone
 
 _EXPANDED = (".py", ".ipynb")
 
@@ -45,7 +45,7 @@ class _Downloads:
         if f"{entry_id}{suffix}" not in self._made:
             section = self.catalog[entry_id].section
             script = (self.pages / section / f"{entry_id}.py").read_text(encoding="utf-8")
-            text = gallery.standalone(script, self.catalog, self.base_url)
+            text = standalone.standalone(script, self.catalog, self.base_url)
             self._made[f"{entry_id}.py"] = text.encode("utf-8")
             self._made[f"{entry_id}.ipynb"] = self._notebook(entry_id, text).encode("utf-8")
         return self._made[f"{entry_id}{suffix}"]

@@ -21,9 +21,8 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util.docutils import SphinxDirective
 
+from autograd_errors.rendering.strings import CHINESE, ENGLISH, ui
 from autograd_errors.sphinxext.nodes import not_translatable, table
-from autograd_errors.ui import CHINESE, ENGLISH
-from autograd_errors.ui import text as ui
 
 #: Where the site's catalogs and glossary live, beside the docs (conf.py's ``locale_dirs``).
 LOCALES = Path(__file__).resolve().parents[3] / "locales"

@@ -26,10 +26,10 @@ from sphinx.util.nodes import nested_parse_with_titles
 from autograd_errors.lint import registry
 from autograd_errors.lint.checker import check_source
 from autograd_errors.lint.registry import OPINIONATED, Rule
+from autograd_errors.rendering.strings import ui
 from autograd_errors.sphinxext.languages import build_language
 from autograd_errors.sphinxext.nodes import indent, not_translatable, rst_code
 from autograd_errors.sphinxext.verification import site_catalog
-from autograd_errors.ui import text as ui
 
 #: What the table shows for a rule that prevents no entry (AE000): an en dash.
 NO_ENTRY = "\u2013"
@@ -41,7 +41,7 @@ def _entry_link(rule: Rule, language: str) -> str:
     if rule.entry is None or rule.entry not in catalog:
         return ""
     entry = catalog[rule.entry]
-    title = entry.text(language, fallback=True).title
+    title = entry.localized(language, fallback=True).title
     return f":doc:`{_escape(title)} </{entry.path.removesuffix('.html')}>`"
 
 

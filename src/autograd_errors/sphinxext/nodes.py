@@ -8,8 +8,8 @@ import textwrap
 
 from docutils import nodes
 
-from autograd_errors.gallery import line_tags
-from autograd_errors.ui import text as ui
+from autograd_errors.rendering.strings import ui
+from autograd_errors.verification.gallery import line_tags
 
 
 def not_translatable(made: list[nodes.Node]) -> list[nodes.Node]:

@@ -25,10 +25,10 @@ from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
 
 from autograd_errors.catalog import Entry
+from autograd_errors.rendering.strings import ENGLISH
 from autograd_errors.sphinxext.languages import build_language
 from autograd_errors.sphinxext.nodes import rst_code
 from autograd_errors.sphinxext.verification import site_catalog
-from autograd_errors.ui import ENGLISH
 
 #: The name of the ``conf.py`` setting, and of the ``<meta>`` that hands it to the scripts.
 REPOSITORY_SETTING = "autograd_errors_repository"
@@ -56,7 +56,7 @@ def retitle_source(source: str, entry: Entry, language: str = ENGLISH) -> str:
     """An entry page's reStructuredText, as sphinx-gallery wrote it, headed by the entry's
     title (in the build's language) and without the download note."""
     source = _DOWNLOAD_NOTE.sub("", source, count=1)
-    title = rst_code(entry.text(language, fallback=True).title)
+    title = rst_code(entry.localized(language, fallback=True).title)
     rule = "=" * column_width(title)  # a Chinese character takes two columns
     return _TITLE.sub(lambda _: f"{title}\n{rule}\n", source, count=1)
 

@@ -18,13 +18,20 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-from autograd_errors import __version__, gallery, observations, observe, verify
+import autograd_errors
+from autograd_errors import __version__
 from autograd_errors import catalog as catalog_module
 from autograd_errors.catalog import Catalog, Entry
+from autograd_errors.verification import environment, gallery, observer, runner
+from autograd_errors.verification.consistency import correspondence_problems
+from autograd_errors.verification.judge import judge
+from autograd_errors.verification.verdicts import Result
 
 _STATE: dict[str, Any] = {"observers": {}}
 _VERDICT_SUFFIX = ".check.json"
 _FINGERPRINT = ".autograd-errors-fingerprint"
+#: The folders of the package whose code (and records) a verdict depends on.
+_VERDICT_LAYERS = ("messages", "catalog", "matcher", "interpreter", "verification")
 
 
 def site_catalog() -> Catalog:
@@ -40,18 +47,18 @@ def verdict_file(srcdir: str | os.PathLike[str], entry: Entry) -> Path:
     return Path(srcdir) / Path(entry.path).with_suffix(_VERDICT_SUFFIX)
 
 
-def write_verdict(srcdir: str | os.PathLike[str], entry: Entry, result: verify.Result) -> None:
+def write_verdict(srcdir: str | os.PathLike[str], entry: Entry, result: Result) -> None:
     target = verdict_file(srcdir, entry)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(result.as_dict(), indent=2), encoding="utf-8")
 
 
-def read_verdict(srcdir: str | os.PathLike[str], entry: Entry) -> verify.Result | None:
+def read_verdict(srcdir: str | os.PathLike[str], entry: Entry) -> Result | None:
     """The verdict this build stored for ``entry``, or None when its script did not run."""
     stored = verdict_file(srcdir, entry)
     if not stored.exists():
         return None
-    return verify.Result.from_dict(json.loads(stored.read_text(encoding="utf-8")))
+    return Result.from_dict(json.loads(stored.read_text(encoding="utf-8")))
 
 
 def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
@@ -60,21 +67,21 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
         return
     entry_id = Path(fname).stem
     if when == "before":
-        observe.reset_torch_state()
+        observer.reset_torch_state()
         path = script_path(gallery_conf, entry_id)
-        observer = observe.Observer(path)
-        _STATE["observers"][entry_id] = observer
-        observer.start()
+        watching = observer.Observer(path)
+        _STATE["observers"][entry_id] = watching
+        watching.start()
         return
-    observer = _STATE["observers"].pop(entry_id, None)
-    if observer is None:
+    watching = _STATE["observers"].pop(entry_id, None)
+    if watching is None:
         return
-    observation = observer.stop()
+    observation = watching.stop()
     catalog = site_catalog()
     if entry_id not in catalog:
         return
     entry = catalog[entry_id]
-    result = verify.judge(entry, observation, catalog, verify.torch_version())
+    result = judge(entry, observation, catalog, environment.torch_version())
     write_verdict(gallery_conf["src_dir"], entry, result)
 
 
@@ -96,12 +103,15 @@ def gallery_source(gallery_conf: dict[str, Any]) -> str:
 def fingerprint() -> str:
     """What a script's verdict depends on besides its own source."""
     digest = hashlib.sha256()
-    digest.update(f"torch {verify.torch_version()} autograd-errors {__version__}".encode())
+    digest.update(f"torch {environment.torch_version()} autograd-errors {__version__}".encode())
     for name in sorted(os.listdir(catalog_module.ENTRIES_DIR)):
         digest.update(name.encode())
         digest.update(Path(catalog_module.ENTRIES_DIR, name).read_bytes())
-    for module in (verify, observe, catalog_module, observations):
-        digest.update(Path(module.__file__ or "").read_bytes())
+    package = Path(autograd_errors.__file__).parent
+    for layer in _VERDICT_LAYERS:  # the code a verdict comes from, and the catalog's records
+        folder = package / layer
+        for path in sorted([*folder.glob("*.py"), *folder.glob("*.toml")]):
+            digest.update(path.read_bytes())
     digest.update(Path(__file__).read_bytes())
     return digest.hexdigest()
 
@@ -128,7 +138,7 @@ def fail_on_bad_verdicts(app: Sphinx) -> None:
     catalog = site_catalog()
     problems = [
         problem
-        for _, problem in gallery.correspondence_problems(
+        for _, problem in correspondence_problems(
             catalog, gallery.scripts(gallery_source(app.config.sphinx_gallery_conf))
         )
     ]
@@ -141,7 +151,7 @@ def fail_on_bad_verdicts(app: Sphinx) -> None:
             results.append(result)
     bad = [result for result in results if result.status.failing]
     if problems or bad:
-        report = verify.report_text(results, verify.torch_version())
+        report = runner.report_text(results, environment.torch_version())
         raise ExtensionError(
             "entries failed verification against the installed torch:\n"
             + "\n".join(problems)

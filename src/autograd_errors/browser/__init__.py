@@ -1,0 +1,10 @@
+"""The browser's side: the same matcher, in JavaScript, on the site's paste and search pages.
+
+Owns: the scripts (``static/autograd-matcher.js``, ``autograd-ui.js``, ``autograd-zh-search.js``,
+copied into each site's ``_static``) and the catalog they read, exported from the Python
+matcher's own records and settings (:mod:`.export`), so that both matchers run on the same
+numbers and characters.
+
+May import: the standard library, the catalog, :mod:`autograd_errors.messages`, the matcher and
+:mod:`autograd_errors.rendering.strings`. Only the site's build imports it.
+"""

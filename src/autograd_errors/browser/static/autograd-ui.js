@@ -1,0 +1,438 @@
+/*
+ * The site's two ways in from a pasted message: the paste page (explain.html#q=...) and the
+ * search page (search.html?q=...). Both run the matcher of autograd-matcher.js on the catalog
+ * the build exported. Pasted text is only ever shown as text (textContent), never as markup.
+ */
+(function () {
+  "use strict";
+
+  // Every sentence these pages show, in the site's language: written by the build from
+  // autograd_errors/rendering/strings.py (the "paste." strings) into _static/autograd-strings.js.
+  // text(name, values) fills in the {placeholders}.
+  const STRINGS = window.AutogradStrings || {};
+
+  function text(name, values) {
+    return (name in STRINGS ? STRINGS[name] : name).replace(/\{(\w+)\}/g, (whole, key) =>
+      values && key in values ? String(values[key]) : whole);
+  }
+
+  const contentRoot = () => document.documentElement.dataset.content_root || "";
+  let catalogPromise = null;
+
+  function loadCatalog() {
+    if (!catalogPromise) {
+      catalogPromise = fetch(contentRoot() + "_static/autograd-catalog.json")
+        .then((response) => {
+          if (!response.ok) throw new Error(`catalog: HTTP ${response.status}`);
+          return response.json();
+        })
+        .then((data) => new AutogradErrors.Catalog(data));
+    }
+    return catalogPromise;
+  }
+
+  function element(tag, className, content) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (content !== undefined) node.textContent = content;
+    return node;
+  }
+
+  // The catalog's prose marks code with `backticks`: show those parts as <code>, as text.
+  function prose(tag, content) {
+    const node = element(tag);
+    content.split("`").forEach((part, i) => {
+      node.appendChild(i % 2 ? element("code", null, part) : document.createTextNode(part));
+    });
+    return node;
+  }
+
+  function entryLink(entry, content) {
+    const link = element("a", "autograd-entry-link", content);
+    link.href = contentRoot() + entry.path;
+    return link;
+  }
+
+  function labelled(label, content, className) {
+    const paragraph = prose("p", content);
+    paragraph.className = className;
+    paragraph.insertBefore(element("strong", null, label), paragraph.firstChild);
+    return paragraph;
+  }
+
+  // The answer first: what the paste says, what to do, and why; then how it was matched
+  // and the values read from it.
+  function renderMatch(match) {
+    const box = element("div", "autograd-result");
+    box.setAttribute("data-search-result", match.entry.id);
+    box.setAttribute("data-match", match.kind);
+    const heading = element("h2");
+    heading.appendChild(entryLink(match.entry, match.entry.title));
+    heading.appendChild(document.createTextNode(" "));
+    heading.appendChild(element("span", "autograd-id", match.entry.id));
+    box.appendChild(heading);
+    const message = element("pre", "autograd-message",
+      `${match.wording.exception}: ${match.message}`);
+    message.tabIndex = 0; // a long message scrolls in its box: keyboard users can scroll it too
+    box.appendChild(message);
+    for (const line of match.details) box.appendChild(prose("p", line));
+    box.appendChild(labelled(text("fix"), match.entry.fix, "autograd-fix"));
+    box.appendChild(labelled(text("why"), match.entry.cause, "autograd-why"));
+    const more = element("p");
+    more.appendChild(entryLink(match.entry, text("readEntry")));
+    box.appendChild(more);
+    const cut = match.kind === "exact" ? "" : ` ${partialNote(match)}`;
+    box.appendChild(element("p", "autograd-wording",
+      text("wording", {variant: match.wording.variant, releases: match.wording.releases}) + cut));
+    const names = Object.keys(match.fields);
+    if (names.length) {
+      const fields = element("dl", "autograd-fields");
+      for (const name of names) {
+        fields.appendChild(element("dt", null, name));
+        fields.appendChild(element("dd", null, match.fields[name]));
+      }
+      box.appendChild(fields);
+    }
+    return box;
+  }
+
+  // What both pages say about a partial match, and above several that share a fragment:
+  // the same words as the command line (rendering/text.py).
+  function partialNote(match) {
+    return text("partial", {percent: Math.round(match.score * 100)});
+  }
+
+  function isShared(found) {
+    return found.matches.length > 1 && found.matches.every((m) => m.kind === "partial");
+  }
+
+  function sharedSummary(found) {
+    return text("shared", {count: found.matches.length});
+  }
+
+  // A non-autograd error, or the near misses: what both pages show when no entry matches.
+  function noMatchNotice(found) {
+    const notice = element("div", "autograd-notice");
+    const elsewhere = found.notAutograd;
+    if (elsewhere) {
+      const line = element("p", "autograd-not-autograd");
+      line.setAttribute("data-not-autograd", elsewhere.kind);
+      line.appendChild(element("strong", null, text("notAutograd")));
+      line.appendChild(document.createTextNode(
+        text("notAutogradHint", {kind: elsewhere.kind, hint: elsewhere.hint})));
+      const link = element("a", "autograd-elsewhere-link", elsewhere.url);
+      link.href = elsewhere.url;
+      line.appendChild(link);
+      notice.appendChild(line);
+      return notice;
+    }
+    if (!found.nearMisses.length) return null;
+    notice.appendChild(element("p", null, text("nearMisses")));
+    const list = element("ul", "autograd-near-misses");
+    for (const miss of found.nearMisses) {
+      const item = element("li");
+      item.setAttribute("data-near-miss", miss.entry.id);
+      item.appendChild(entryLink(miss.entry, miss.entry.title));
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(element("span", "autograd-id", miss.entry.id));
+      list.appendChild(item);
+    }
+    notice.appendChild(list);
+    return notice;
+  }
+
+  function renderExplanation(container, query, found) {
+    container.replaceChildren();
+    if (found.matches.length) {
+      if (isShared(found)) {
+        container.appendChild(element("p", "autograd-summary", sharedSummary(found)));
+      } else if (found.matches.length > 1) {
+        container.appendChild(element("p", "autograd-summary",
+          text("several", {count: found.matches.length})));
+      }
+      found.matches.forEach((match) => container.appendChild(renderMatch(match)));
+    } else {
+      const notice = noMatchNotice(found);
+      if (found.notAutograd) {
+        container.appendChild(notice);
+      } else {
+        container.appendChild(element("p", "autograd-no-match", text("noMatch")));
+        if (notice) container.appendChild(notice);
+        const search = element("p");
+        search.appendChild(document.createTextNode(text("tryThe")));
+        const link = element("a", "autograd-search-link", text("siteSearch"));
+        link.href = `${contentRoot()}search.html?q=${encodeURIComponent(query)}`;
+        search.appendChild(link);
+        search.appendChild(document.createTextNode(text("forTheWords")));
+        container.appendChild(search);
+      }
+    }
+    const feedback = feedbackLine(query, found);
+    if (feedback) container.appendChild(feedback);
+  }
+
+  // ---- feedback: a new issue on the project's repository, filled in ----------------------
+  // The repository is conf.py's autograd_errors_repository, which every page carries in a
+  // <meta>. GitHub shows the filled-in form; nothing is sent until the reader submits it.
+
+  const FEEDBACK_PASTE_CHARS = 2000;
+
+  function repository() {
+    const meta = document.querySelector('meta[name="autograd-errors-repository"]');
+    return meta ? meta.content.replace(/\/+$/, "") : "";
+  }
+
+  // A fence longer than any run of backticks in the paste, so that the paste stays code.
+  function fenced(paste) {
+    const longest = Math.max(2, ...(paste.match(/`+/g) || []).map((run) => run.length));
+    const fence = "`".repeat(longest + 1);
+    return `${fence}\n${paste}\n${fence}`;
+  }
+
+  function feedbackUrl(query, found) {
+    const paste = query.trim();
+    // The tail of a traceback holds the message; GitHub refuses very long addresses.
+    const kept = paste.length > FEEDBACK_PASTE_CHARS ? paste.slice(-FEEDBACK_PASTE_CHARS) : paste;
+    const first = found.matches[0];
+    const title = first ? text("feedbackTitleMatch", {id: first.entry.id})
+      : text("feedbackTitleMissing", {line: kept.split("\n").pop().slice(0, 100)});
+    const body = text("feedbackBody", {
+      cut: kept === paste ? "" : text("feedbackCut", {count: FEEDBACK_PASTE_CHARS}),
+      paste: fenced(kept),
+      shown: found.matches.map((match) => match.entry.id).join(", ") || text("feedbackNothing"),
+    });
+    return `${repository()}/issues/new?title=${encodeURIComponent(title)}` +
+      `&body=${encodeURIComponent(body)}`;
+  }
+
+  function feedbackLine(query, found) {
+    if (!repository()) return null;
+    const line = element("p", "autograd-feedback", text("feedbackQuestion"));
+    const link = element("a", null, text("feedbackLink"));
+    link.href = feedbackUrl(query, found);
+    line.appendChild(link);
+    line.appendChild(document.createTextNode(text("feedbackAfter")));
+    return line;
+  }
+
+  // ---- the paste page -------------------------------------------------------------------
+  // The paste lives in the address's fragment (#q=...): a fragment never reaches a server or
+  // its logs, and has no length limit of theirs. An older ?q= address is read, then moved.
+
+  function fragmentFor(query) {
+    return `#q=${encodeURIComponent(query)}`;
+  }
+
+  function pastedQuery() {
+    const inFragment = new URLSearchParams(window.location.hash.slice(1)).get("q");
+    if (inFragment !== null) return inFragment;
+    const url = new URL(window.location.href);
+    const inQuery = url.searchParams.get("q");
+    if (inQuery === null) return null;
+    url.searchParams.delete("q");
+    url.hash = fragmentFor(inQuery);
+    window.history.replaceState(null, "", url);
+    return inQuery;
+  }
+
+  function explainPage() {
+    const form = document.getElementById("autograd-paste-form");
+    const results = document.getElementById("autograd-results");
+    if (!form || !results) return;
+    const box = form.querySelector("textarea");
+    let shown = null;
+    const run = (query) => {
+      shown = query;
+      if (!query.trim()) { results.replaceChildren(); return; }
+      results.replaceChildren(element("p", "autograd-working", text("matching")));
+      loadCatalog()
+        .then((catalog) => {
+          renderExplanation(results, query, AutogradErrors.explain(query, catalog));
+          // The answer first: the box shrinks to a few lines, the page moves to the answer.
+          box.classList.add("autograd-compact");
+          results.scrollIntoView({block: "start"});
+        })
+        .catch((error) => results.replaceChildren(
+          element("p", "autograd-error", text("catalogFailed", {reason: error.message}))));
+    };
+    box.addEventListener("focus", () => box.classList.remove("autograd-compact"));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      window.history.replaceState(null, "", fragmentFor(box.value));
+      box.blur();
+      run(box.value);
+    });
+    window.addEventListener("hashchange", () => {
+      const query = pastedQuery();
+      if (query !== null && query !== shown) { box.value = query; run(query); }
+    });
+    const query = pastedQuery();
+    if (query) { box.value = query; run(query); }
+  }
+
+  // The other paste boxes (the home page's) send the paste to the paste page in the fragment;
+  // without script, they send it as ?q=, which the paste page moves to the fragment.
+  function pasteBoxes() {
+    for (const form of document.querySelectorAll("form.autograd-paste")) {
+      if (form.id === "autograd-paste-form") continue;
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        const target = new URL(form.getAttribute("action"), window.location.href);
+        target.hash = fragmentFor(form.querySelector("textarea").value);
+        window.location.assign(target);
+      });
+    }
+  }
+
+  // ---- the search page ------------------------------------------------------------------
+  // Sphinx's search wants every word of the query on one page, which a paste never satisfies.
+  // A query the matcher recognises lists its entries first; a long query it does not is
+  // ranked word by word; a short one is left to Sphinx.
+
+  const LONG_QUERY_WORDS = 8;
+
+  function queryWords(query) {
+    const stop = typeof stopwords === "undefined" ? new Set() : new Set(stopwords);
+    return [...new Set(query.toLowerCase().split(/[^a-z0-9_]+/))]
+      .filter((word) => word.length > 1 && !stop.has(word));
+  }
+
+  function rankPages(query) {
+    const index = Search._index;
+    const stemmer = new Stemmer();
+    const scores = new Map();
+    const documents = index.docnames.length;
+    for (const word of queryWords(query)) {
+      const stem = stemmer.stemWord(word);
+      for (const [table, weight] of [[index.terms, 1], [index.titleterms, 5]]) {
+        // An own property only: "constructor" or "__proto__" must not find Object's.
+        const hits = Object.prototype.hasOwnProperty.call(table, stem) ? [].concat(table[stem]) : [];
+        if (!hits.length) continue;
+        const idf = Math.log(1 + documents / hits.length);
+        for (const doc of hits) scores.set(doc, (scores.get(doc) || 0) + weight * idf);
+      }
+    }
+    return [...scores.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([doc]) => doc);
+  }
+
+  function pageItem(doc) {
+    const index = Search._index;
+    const item = element("li", "autograd-page-result");
+    const link = element("a", null, index.titles[doc]);
+    link.href = contentRoot() + index.docnames[doc] + DOCUMENTATION_OPTIONS.LINK_SUFFIX;
+    item.appendChild(link);
+    return item;
+  }
+
+  function finish(count, what) {
+    Search.stopPulse();
+    Search.title.innerText = text("searchTitle");
+    Search.status.innerText = count ? what : text("searchNothing");
+  }
+
+  // Sphinx lists pages of equal score alphabetically by title: a word search would list the
+  // entries that mention it in the alphabet of their titles. A page whose title or id names a
+  // word of the query goes first (Sphinx's documented Scorer.score hook).
+  const TITLE_WORD_BONUS = 10;
+  let titleWords = new Set();
+
+  function rankNamedPagesFirst(query) {
+    titleWords = new Set(queryWords(query));
+    if (typeof Scorer === "undefined" || Scorer.score) return;
+    Scorer.score = (result) => {
+      const [docname, title, , , score] = result;
+      const named = `${title} ${docname.split("/").pop()}`.toLowerCase().split(/[^a-z0-9_]+/);
+      return score + (named.some((word) => titleWords.has(word)) ? TITLE_WORD_BONUS : 0);
+    };
+  }
+
+  function searchPage() {
+    if (typeof Search === "undefined" || !document.getElementById("search-results")) return;
+    const stockQuery = Search.query;
+    Search.query = (query) => {
+      loadCatalog().then((catalog) => {
+        const found = AutogradErrors.explain(query, catalog);
+        const long = queryWords(query).length > LONG_QUERY_WORDS;
+        const previous = document.getElementById("autograd-search-notice");
+        if (previous) previous.remove();
+        const notice = found.matches.length ? null : noMatchNotice(found);
+        if (notice) {
+          notice.id = "autograd-search-notice";
+          Search.output.parentNode.insertBefore(notice, Search.output);
+        }
+        if (!found.matches.length && !long) {
+          rankNamedPagesFirst(query);
+          stockQuery(query);
+          return;
+        }
+        const shown = new Set();
+        for (const match of found.matches) {
+          const item = element("li", "autograd-entry-result");
+          item.setAttribute("data-search-result", match.entry.id);
+          item.appendChild(entryLink(match.entry, match.entry.title));
+          item.setAttribute("data-match", match.kind);
+          item.appendChild(element("span", null,
+            ` (${match.entry.id}): ${match.wording.exception}: ${match.message}` +
+            (match.kind === "exact" ? "" : ` ${partialNote(match)}`)));
+          Search.output.appendChild(item);
+          shown.add(match.entry.path.replace(/\.html$/, ""));
+        }
+        for (const doc of rankPages(query)) {
+          if (shown.has(Search._index.docnames[doc])) continue;
+          Search.output.appendChild(pageItem(doc));
+        }
+        const entries = found.matches.length;
+        let summary = text("searchUnrecognised");
+        if (isShared(found)) summary = text("searchShared", {summary: sharedSummary(found)});
+        else if (entries) {
+          summary = entries === 1 ? text("searchOne") : text("searchMany", {count: entries});
+        }
+        finish(Search.output.children.length, summary);
+      }).catch(() => stockQuery(query));
+    };
+  }
+
+  // The theme loads Sphinx's searchtools.js on every page, and its start-up searches for a
+  // ?q= parameter, which the paste page has too: it would then throw for want of the search
+  // page's result list. Only the search page may run Sphinx's search. Sphinx looks up
+  // Search.performSearch when the document is ready, so replacing it, before or after
+  // searchtools.js loads, is enough.
+  let guarded = false;
+  function guardSphinxSearch() {
+    if (guarded || typeof Search === "undefined") return;
+    guarded = true;
+    const performSearch = Search.performSearch;
+    Search.performSearch = (query) => {
+      if (document.getElementById("search-results")) performSearch(query);
+    };
+  }
+
+  // ---- names for the theme's unnamed controls ----------------------------------------
+  // The side navigation's toggles are bare <summary> elements: each is named after its
+  // section. The search button's label ("Search") hides its visible text ("Search Ctrl+K"),
+  // which speech input users say: its name becomes that text.
+  function nameControls() {
+    for (const summary of document.querySelectorAll("summary")) {
+      if (summary.textContent.trim() || summary.hasAttribute("aria-label")) continue;
+      const item = summary.parentElement && summary.parentElement.parentElement;
+      const link = item && item.querySelector(":scope > a");
+      if (link) {
+        summary.setAttribute("aria-label",
+          text("toggleSection", {section: link.textContent.trim()}));
+      }
+    }
+    for (const button of document.querySelectorAll("button.search-button-field[aria-label]")) {
+      const shown = button.textContent.replace(/\s+/g, " ").trim();
+      if (shown) button.setAttribute("aria-label", shown);
+    }
+  }
+
+  guardSphinxSearch();
+  document.addEventListener("DOMContentLoaded", () => {
+    guardSphinxSearch();
+    nameControls();
+    searchPage();
+    pasteBoxes();
+    explainPage();
+  });
+})();

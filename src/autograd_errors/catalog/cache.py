@@ -1,0 +1,105 @@
+"""The catalog's cache: the parsed records, marshalled, in the user's cache directory.
+
+Importing :mod:`tomllib` and parsing the records costs more than the rest of ``explain``
+together, so the parsed records are cached (with :mod:`marshal`, which the interpreter has loaded
+anyway), keyed by a checksum of the record files and the Python version: the way Python caches
+bytecode. An unwritable cache only costs speed.
+
+A cache file is :data:`MAGIC`, the CRC-32 of the payload, then the payload: the marshalled
+records. Anything wrong with it (a bit flipped, a truncated write, a file another user planted)
+costs one parse of the TOML, never a failure or a wrong answer: the TOML is the truth.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import zlib
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+MAGIC = b"autograd-errors catalog cache\n"
+_PREFIX, _SUFFIX = "catalog-", ".marshal"
+
+
+def cache_root() -> str | None:
+    """Where the cache lives: ``$AUTOGRAD_ERRORS_CACHE_DIR`` (empty: no cache), else
+    ``$XDG_CACHE_HOME/autograd-errors`` (only if absolute, as the XDG spec says), else
+    ``~/.cache/autograd-errors`` (only with a real home directory)."""
+    root = os.environ.get("AUTOGRAD_ERRORS_CACHE_DIR")
+    if root is not None:
+        return root or None
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        home = os.path.expanduser("~")
+        if not os.path.isabs(home) or home == os.sep:
+            return None
+        base = os.path.join(home, ".cache")
+    return os.path.join(base, "autograd-errors")
+
+
+def cache_file(checksum: str) -> str | None:
+    """The cache file of the records whose checksum is ``checksum``, or None: no cache."""
+    root = cache_root()
+    return os.path.join(root, f"{_PREFIX}{checksum}{_SUFFIX}") if root else None
+
+
+def _trusted(status: os.stat_result) -> bool:
+    """Owned by this user and writable by nobody else: a cache file another user could write
+    would let them choose what ``explain`` tells you."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # pragma: no cover - Windows has no owner to compare
+        return True
+    return status.st_uid == getuid() and not status.st_mode & 0o022
+
+
+def read(cache: str, checksum: str) -> dict[str, Any] | None:
+    """What :func:`write` stored in ``cache`` for ``checksum``, or None when the file is
+    missing, untrusted, damaged or another catalog's."""
+    try:
+        if not _trusted(os.lstat(os.path.dirname(cache))):
+            return None
+        descriptor = os.open(cache, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(descriptor, "rb") as handle:
+            if not _trusted(os.fstat(handle.fileno())):
+                return None
+            blob = handle.read()
+    except OSError:
+        return None
+    header = len(MAGIC) + 4
+    if blob[: len(MAGIC)] != MAGIC or len(blob) < header:
+        return None
+    payload = blob[header:]
+    if zlib.crc32(payload) != int.from_bytes(blob[len(MAGIC) : header], "big"):
+        return None
+    try:
+        data = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(data, dict) or data.get("checksum") != checksum:
+        return None
+    return data
+
+
+def write(cache: str, checksum: str, data: dict[str, Any]) -> None:
+    """Write the cache atomically, and remove the files of earlier catalogs."""
+    payload = marshal.dumps({"checksum": checksum, **data})
+    directory = os.path.dirname(cache)
+    temporary = f"{cache}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        if not _trusted(os.lstat(directory)):
+            return
+        with open(temporary, "wb") as handle:
+            handle.write(MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload)
+        os.replace(temporary, cache)
+        for name in os.listdir(directory):
+            if name.startswith(_PREFIX) and name != os.path.basename(cache):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(directory, name))
+    except (OSError, ValueError):
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)

@@ -1,0 +1,82 @@
+"""``autograd-errors`` / ``python -m autograd_errors``: explain, list, show, check, record,
+translations, run.
+
+Owns: the command line. :mod:`.table` holds every command and option once (usage, help,
+parsing and dispatch come from it); :mod:`.output` prints for every command; each command runs
+in a module of its own (:mod:`.explain`, :mod:`.entries`, :mod:`.checking`,
+:mod:`.translations`, :mod:`.run`), imported only when it runs.
+
+May import: anything of the package below it (the catalog, the matcher, rendering,
+verification, the interpreter); nothing imports it but ``__main__`` and the console script.
+
+Exit codes: 0 matched (or success), 1 nothing matched (``check``: a failing entry),
+2 usage error, 3 internal error. No input ever produces a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from autograd_errors.cli.output import (
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_USAGE,
+    Outcome,
+    print_text,
+    silence_stdout,
+)
+from autograd_errors.cli.table import HelpRequested, UsageError, help_text, parse, usage
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    Outcome.code = EXIT_OK
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        print("autograd-errors: standard output is closed", file=sys.stderr)
+        return EXIT_USAGE
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # here, not at exit, where a failure could only be reported as noise
+        return code
+    except BrokenPipeError:
+        # The reader went away (`| head`): not an error of ours; keep the command's result.
+        silence_stdout()
+        return Outcome.code
+    except OSError as error:  # a full disk (`>/dev/full`), a closed descriptor
+        silence_stdout()
+        print(
+            f"autograd-errors: cannot write the output: {error.strerror or error}", file=sys.stderr
+        )
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:
+        if os.environ.get("AUTOGRAD_ERRORS_DEBUG"):
+            raise
+        print(
+            f"autograd-errors: internal error: {type(error).__name__}: {error}\n"
+            "Set AUTOGRAD_ERRORS_DEBUG=1 to see the traceback, and please report it.",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+def _run(argv: list[str]) -> int:
+    try:
+        if argv and argv[0] in ("-h", "--help", "help"):
+            raise HelpRequested
+        if argv and argv[0] == "--version":
+            from autograd_errors import __version__
+
+            return print_text(f"autograd-errors {__version__}", EXIT_OK)
+        options = parse(argv)
+        return options.command.run(options)
+    except HelpRequested as asked:
+        return print_text(help_text(asked.command).rstrip("\n"), EXIT_OK)
+    except UsageError as error:
+        shown = f"\n{usage(error.command)}" if error.show_usage else ""
+        print(f"autograd-errors: {error}\n{shown}", end="", file=sys.stderr)
+        return EXIT_USAGE

@@ -1,0 +1,329 @@
+"""Partial matches: a fragment of a wording, or a wording slightly off, found by its rare words.
+
+Real queries are often not a whole message: a clause from the middle, a GitHub title cut at its
+length limit, a message typed from memory, a typo, markdown around the code, lower case. The
+exact matcher (:mod:`autograd_errors.messages.templates`) finds none of these; this module
+does, on words:
+
+- **Words.** Runs of ASCII letters, digits and ``_``, lower-cased, ``_`` trimmed at their ends.
+  Everything else separates words, so case, backticks, ``*``, ``_``, ``>``, quotes and missing or
+  doubled spaces around punctuation change nothing.
+- **Rarity.** A word weighs ``round(100 * ln(N / df))``: ``N`` entries with wordings, ``df`` of
+  them use the word. Words that more than a third of the entries use ("the", "of", "grad")
+  weigh nothing: they are neither anchors nor evidence. A fragment several entries share scores
+  the same for each, so it ranks them without a confident winner; it never picks one at random.
+- **Typos.** A word of 5+ letters one deletion, insertion, substitution or swap away from a
+  catalog word also counts, at three quarters of its weight (a symmetric-deletion index: each
+  word looks up its own deletions, so the cost is the word's length, not the vocabulary's).
+- **Alignment.** Each rare word of the paste is an anchor: it names the wordings and positions
+  where it occurs. Anchors are chained in order, per wording, by a dynamic programme that only
+  looks back a bounded window (MAX_PASTE_GAP words of the paste, MAX_WORDING_GAP words of the
+  wording). Skipping a wording's word costs half its weight (a missing or swapped word); extra
+  paste words cost INSERT_COST each, beyond what the placeholders between may hold.
+
+Why it is linear in the paste: only the last MAX_LINES lines are read for words (a split and a
+byte translation, both linear); only the last MAX_RAW_WORDS words are kept and the last MAX_WORDS
+aligned; a word costs its length in lookups (words longer than TYPO_MAX_LENGTH are not looked up
+for typos); each anchor names at most the catalog's occurrences of that word (a constant of the
+catalog), and each chain step looks back over a bounded window, with the cost of a gap read from
+prefix sums. So the work is at most proportional to the paste's length, and bounded by a
+constant beyond MAX_RAW_WORDS words.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from autograd_errors.catalog.model import Catalog, Entry, Wording
+
+#: What torch wraps around a check that has no message of its own (``TORCH_CHECK(cond)`` prints
+#: "Expected <cond> to be true, but got false.  (Could this error message be improved? ...)"):
+#: many unrelated errors say it, so its words are no evidence of any entry; the condition is.
+BOILERPLATE = (
+    "to be true, but got false.",
+    "(Could this error message be improved?  If so, please report an enhancement request to "
+    "PyTorch.)",
+)
+#: Only the paste's last lines and words are read: the final exception ends a traceback.
+MAX_LINES = 2000
+MAX_RAW_WORDS = 4000
+MAX_WORDS = 1000
+#: Words used by more than this share of the entries weigh nothing.
+COMMON_SHARE = 3
+#: A typo'd word counts this share (numerator / 4) of its weight.
+TYPO_QUARTERS = 3
+#: Shortest and longest word looked up for typos.
+TYPO_MIN_LENGTH = 5
+TYPO_MAX_LENGTH = 64
+#: How far back a chain may reach, in paste words and in wording words.
+MAX_PASTE_GAP = 12
+MAX_WORDING_GAP = 8
+#: Paste words a placeholder may hold ("[torch.cuda.HalfTensor [64, 128]]" is five).
+PLACEHOLDER_WORDS = 6
+#: Cost of a paste word inside a chain that the wording does not hold.
+INSERT_COST = 40
+#: A partial match needs this score, and this many anchors.
+MIN_SCORE = 700
+MIN_ANCHORS = 3
+#: Entries scoring at least this share (per cent) of the best share its fragment with it.
+SHARED_PERCENT = 85
+#: At most this many partial matches are reported.
+MAX_PARTIAL = 5
+#: A near miss holds at least this share (per cent) of its wording's weight, and this weight:
+#: a short wording is not close for two of its words.
+NEAR_MISS_PERCENT = 45
+NEAR_MISS_WEIGHT = 600
+
+_WORD_BYTES = bytes(
+    c if chr(c).isascii() and (chr(c).isalnum() or c == 0x5F) else 0x20 for c in range(256)
+)
+
+
+def words(text: str) -> list[str]:
+    """The last MAX_RAW_WORDS words of ``text``, as this module compares them."""
+    ascii_text = text.encode("ascii", "replace").translate(_WORD_BYTES).lower().decode("ascii")
+    return [
+        word for word in (raw.strip("_") for raw in ascii_text.split()[-MAX_RAW_WORDS:]) if word
+    ]
+
+
+def message_lines(cleaned: str) -> str:
+    """A cleaned paste without its traceback frames: ``File "..."`` lines and the code line
+    indented under each. Their paths and code ("in <module>", "modules/module.py") are not
+    what the user asks about, and would give a short wording's words away."""
+    kept: list[str] = []
+    after_frame = False
+    for line in cleaned.split("\n")[-MAX_LINES:]:
+        stripped = line.lstrip()
+        if stripped.startswith('File "'):
+            after_frame = True
+            continue
+        if after_frame and stripped and line[:1] in (" ", "\t"):
+            after_frame = False
+            continue
+        after_frame = False
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def _deletions(word: str) -> list[str]:
+    return [word[:i] + word[i + 1 :] for i in range(len(word))]
+
+
+class Index:
+    """The catalog's wordings as sequences of weighted words, and where each word occurs.
+
+    ``sequences[k]`` is wording ``k``'s words in order, a placeholder as ``None``, words that
+    weigh nothing left out. ``export.py`` ships these to the browser's matcher as they are.
+    """
+
+    __slots__ = (
+        "boilerplate",
+        "by_deletion",
+        "common",
+        "holes_before",
+        "occurrences",
+        "sequences",
+        "weight_before",
+        "weights",
+        "wordings",
+    )
+
+    def __init__(self, catalog: Catalog) -> None:
+        import math  # an extension module: its import is kept off the exact path
+
+        self.wordings: list[tuple[Entry, Wording]] = [
+            (entry, wording) for entry in catalog for wording in entry.wordings
+        ]
+        raw: list[list[str | None]] = []
+        used_by: dict[str, set[str]] = {}
+        boilerplate = self.boilerplate = [list(words(text)) for text in BOILERPLATE]
+        for entry, wording in self.wordings:
+            sequence: list[str | None] = []
+            for token in wording.template.tokens:
+                if isinstance(token, str):
+                    sequence += words(token)
+                else:
+                    sequence.append(None)
+            sequence = _without_boilerplate(sequence, boilerplate)
+            raw.append(sequence)
+            for word in sequence:
+                if word is not None:
+                    used_by.setdefault(word, set()).add(entry.id)
+        total = len({entry.id for entry, _ in self.wordings})
+        self.weights: dict[str, int] = {}
+        self.common: set[str] = set()  # catalog words that weigh nothing
+        for word, users in used_by.items():
+            if len(users) * COMMON_SHARE <= total:
+                self.weights[word] = round(100 * math.log(total / len(users)))
+            else:
+                self.common.add(word)
+        self.sequences = [[w for w in seq if w is None or w in self.weights] for seq in raw]
+        # Prefix sums: the weight of a wording's words before position j, and its placeholders.
+        self.weight_before: list[list[int]] = []
+        self.holes_before: list[list[int]] = []
+        for sequence in self.sequences:
+            weight, holes = [0], [0]
+            for word in sequence:
+                weight.append(weight[-1] + (0 if word is None else self.weights[word]))
+                holes.append(holes[-1] + (word is None))
+            self.weight_before.append(weight)
+            self.holes_before.append(holes)
+        self.occurrences: dict[str, list[tuple[int, int]]] = {}
+        for k, sequence in enumerate(self.sequences):
+            for position, word in enumerate(sequence):
+                if word is not None:
+                    self.occurrences.setdefault(word, []).append((k, position))
+        self.by_deletion: dict[str, list[str]] = {}
+        for word in self.weights:
+            if len(word) >= TYPO_MIN_LENGTH - 1:
+                for deleted in _deletions(word):
+                    self.by_deletion.setdefault(deleted, []).append(word)
+
+    def similar(self, word: str) -> list[str]:
+        """Catalog words one edit from ``word`` (not ``word`` itself), in a stable order."""
+        if not TYPO_MIN_LENGTH <= len(word) <= TYPO_MAX_LENGTH:
+            return []
+        found: list[str] = []
+        for candidate in (
+            *self.by_deletion.get(word, ()),  # the paste dropped a letter
+            *(d for d in _deletions(word) if d in self.weights),  # the paste added one
+            *(c for d in _deletions(word) for c in self.by_deletion.get(d, ())),  # changed one
+        ):
+            if candidate != word and candidate not in found:
+                found.append(candidate)
+        return found
+
+
+def _without_boilerplate(sequence: Sequence[str | None], runs: list[list[str]]) -> list[str | None]:
+    """``sequence`` without the word runs of :data:`BOILERPLATE`, in a wording or a paste."""
+    kept: list[str | None] = []
+    i = 0
+    while i < len(sequence):
+        run = next((r for r in runs if list(sequence[i : i + len(r)]) == r), None)
+        if run is None:
+            kept.append(sequence[i])
+            i += 1
+        else:
+            i += len(run)
+    return kept
+
+
+_INDEXES: dict[int, tuple[Catalog, Index]] = {}
+
+
+def index_of(catalog: Catalog) -> Index:
+    """The catalog's index, built on first use (the exact path never needs it)."""
+    cached = _INDEXES.get(id(catalog))
+    if cached is None or cached[0] is not catalog:
+        cached = (catalog, Index(catalog))
+        _INDEXES[id(catalog)] = cached
+    return cached[1]
+
+
+class Fragment:
+    """A wording whose rare words a stretch of the paste holds, in order, nearly."""
+
+    __slots__ = ("anchors", "coverage", "end", "entry", "score", "wording")
+
+    def __init__(
+        self, entry: Entry, wording: Wording, score: int, coverage: float, anchors: int, end: int
+    ) -> None:
+        self.entry = entry
+        self.wording = wording
+        self.score = score  # alignment score: rare words matched, less gaps
+        self.coverage = coverage  # share of the wording's weight matched, below 1
+        self.anchors = anchors
+        self.end = end  # the paste word where the fragment ends
+
+
+def _anchors(index: Index, pasted: list[str]) -> list[list[tuple[int, int, int]]]:
+    """For each paste word, its (wording, position, weight) occurrences, exact or one edit off."""
+    memo: dict[str, list[tuple[int, int, int]]] = {}
+    found = []
+    for word in pasted:
+        hits = memo.get(word)
+        if hits is None:
+            hits = [(k, j, index.weights[word]) for k, j in index.occurrences.get(word, ())]
+            for similar in index.similar(word):
+                weight = index.weights[similar] * TYPO_QUARTERS // 4
+                hits += [(k, j, weight) for k, j in index.occurrences.get(similar, ())]
+            memo[word] = hits
+        found.append(hits)
+    return found
+
+
+def fragments(pasted_words: list[str], catalog: Catalog) -> list[Fragment]:
+    """The best chain of anchors per wording, strongest first, as long as it is strong enough."""
+    index = index_of(catalog)
+    # Words the catalog knows as common are dropped; unknown ones stay (a typo, or a value).
+    pasted = [
+        w
+        for w in _without_boilerplate(pasted_words, index.boilerplate)
+        if w is not None and w not in index.common
+    ][-MAX_WORDS:]
+    anchors = _anchors(index, pasted)
+    # A chain state: (paste position, wording position, score, matched weight, anchors count).
+    recent: dict[int, list[tuple[int, int, int, int, int]]] = {}
+    best: dict[int, tuple[int, int, int, int]] = {}  # wording -> score, matched, count, end
+    for i, hits in enumerate(anchors):
+        for k, j, weight in hits:
+            weight_before, holes_before = index.weight_before[k], index.holes_before[k]
+            states = recent.setdefault(k, [])
+            while states and states[0][0] < i - MAX_PASTE_GAP:
+                del states[0]
+            score, matched, count = weight, weight, 1
+            for pi, pj, pscore, pmatched, pcount in states:
+                if pi >= i or not (pj < j <= pj + MAX_WORDING_GAP):
+                    continue
+                cost = (weight_before[j] - weight_before[pj + 1]) // 2
+                holes = holes_before[j] - holes_before[pj + 1]
+                extra = i - pi - 1 - holes * PLACEHOLDER_WORDS
+                if extra > 0:
+                    cost += extra * INSERT_COST
+                if pscore + weight - cost > score:
+                    score, matched, count = pscore + weight - cost, pmatched + weight, pcount + 1
+            states.append((i, j, score, matched, count))
+            previous = best.get(k)
+            if previous is None or score >= previous[0]:
+                best[k] = (score, matched, count, i)
+    found = []
+    for k, (score, matched, count, end) in best.items():
+        if score < MIN_SCORE or count < MIN_ANCHORS:
+            continue
+        entry, wording = index.wordings[k]
+        total = index.weight_before[k][-1]
+        # Integer arithmetic, so that the browser's matcher computes the very same number.
+        coverage = min(matched * 1000 // total, 999) / 1000 if total else 0.0
+        found.append(Fragment(entry, wording, score, coverage, count, end))
+    found.sort(key=lambda f: (f.score, f.coverage, f.end), reverse=True)
+    return found
+
+
+def near_misses(pasted_words: list[str], catalog: Catalog) -> list[tuple[Entry, float]]:
+    """Entries whose wording's rare words the paste mostly holds, in any order: (entry, share).
+
+    Weighing words by rarity keeps a short entry from winning on a few common words."""
+    index = index_of(catalog)
+    present = set()
+    pasted = [w for w in _without_boilerplate(pasted_words, index.boilerplate) if w is not None]
+    for word in set(pasted[-MAX_WORDS:]):
+        if word in index.weights:
+            present.add(word)
+        present.update(index.similar(word))
+    shares: dict[str, tuple[Entry, int]] = {}
+    for k, sequence in enumerate(index.sequences):
+        entry = index.wordings[k][0]
+        total = sum(index.weights[w] for w in sequence if w is not None)
+        if not total:
+            continue
+        held = sum(index.weights[w] for w in sequence if w is not None and w in present)
+        share = held * 100 // total
+        if held < NEAR_MISS_WEIGHT or share < NEAR_MISS_PERCENT:
+            continue
+        if share > shares.get(entry.id, (entry, -1))[1]:
+            shares[entry.id] = (entry, share)
+    found = sorted(shares.values(), key=lambda pair: pair[1], reverse=True)
+    return [(entry, share / 100) for entry, share in found]

@@ -1,0 +1,269 @@
+"""Find the catalog entries a paste contains.
+
+Three kinds of answer, in one ranked list:
+
+- exact: one of the entry's wordings occurs in the paste, whole, its fields captured;
+- partial: a wording cut off at the end of a line (people often copy only the first sentence),
+  or a distinctive fragment of a wording, exactly or nearly (:mod:`.fuzzy`);
+- none: the closest entries are offered as near misses, kept apart from matches, and never
+  presented as an answer; a PyTorch error that is not an autograd error is named as such
+  (:mod:`.not_autograd`) and never offered as an entry.
+
+Exact matches rank above partial ones. Context lines (anomaly mode's "Error detected in X",
+a wording with ``context = true`` in its record) are matches of their own only when the paste
+holds no main error. With a match, the paste's traceback is read for the user's own line
+(:mod:`.frames`).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+
+from autograd_errors.matcher.frames import user_frame
+from autograd_errors.messages.normalize import Skeleton, clean, skeleton
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autograd_errors.catalog.model import Catalog, Entry, NotAutogradKind, Wording
+    from autograd_errors.matcher.frames import Frame
+    from autograd_errors.messages.templates import TemplateMatch
+
+#: At most this many near misses are offered.
+NEAR_MISS_LIMIT = 3
+
+
+class Match:
+    """One entry found in a paste, with the wording it matched and the values it captured."""
+
+    __slots__ = ("end", "entry", "fields", "kind", "score", "start", "wording")
+
+    def __init__(
+        self,
+        entry: Entry,
+        wording: Wording,
+        fields: dict[str, str],
+        score: float,
+        start: int = -1,
+        end: int = -1,
+    ) -> None:
+        self.entry = entry
+        self.wording = wording
+        self.fields = fields
+        self.score = score  # 1.0 when the whole message is there
+        self.kind = "exact" if score >= 1 else "partial"
+        self.start = start  # where in the paste's skeleton (-1 for a fragment found by words)
+        self.end = end
+
+    @classmethod
+    def of(cls, entry: Entry, wording: Wording, found: TemplateMatch) -> Match:
+        score = wording.template.score(found)
+        return cls(entry, wording, found.fields, score, found.start, found.end)
+
+    def __repr__(self) -> str:
+        return f"Match({self.entry.id!r}, {self.wording.variant!r}, {self.fields!r})"
+
+    @property
+    def message(self) -> str:
+        """The matched message, rebuilt from the wording with the captured values."""
+        return self.wording.template.render(self.fields)
+
+    def details(self, language: str = "en") -> list[str]:
+        """The entry's sentences about captured values, and the hints that apply to them."""
+        # In ``language``; English where a text is not translated yet. (The docstring is the
+        # site's API page, translated in locales/: changing it would unsettle its translation.)
+        values = with_derived_fields(self.fields)
+        text = self.entry.localized(language, fallback=True)
+        lines = []
+        for sentence in text.details:
+            try:
+                lines.append(sentence.format_map(values))
+            except KeyError:  # names a field this wording does not capture
+                continue
+        lines += [
+            hint.text
+            for hint in text.hints
+            if values.get(hint.field, "").lower().startswith(hint.prefix.lower())
+        ]
+        return lines
+
+
+class NearMiss:
+    """An entry whose wording resembles the paste without matching it. Not an answer.
+
+    ``similarity``: the share of its wording's rare words the paste holds, weighed by rarity."""
+
+    __slots__ = ("entry", "similarity")
+
+    def __init__(self, entry: Entry, similarity: float) -> None:
+        self.entry = entry
+        self.similarity = similarity
+
+
+class Explanation:
+    """What a paste contains: matches, exact ones first, final exception first, and the user's
+    own line (``frame``); without them, the non-autograd error it holds (``not_autograd``), or
+    else near misses."""
+
+    __slots__ = ("frame", "matches", "near_misses", "not_autograd", "text")
+
+    def __init__(
+        self,
+        matches: list[Match],
+        near_misses: list[NearMiss],
+        not_autograd: NotAutogradKind | None = None,
+        text: str = "",
+        frame: Frame | None = None,
+    ) -> None:
+        self.matches = matches
+        self.near_misses = near_misses
+        self.not_autograd = not_autograd
+        self.text = text  # the paste
+        self.frame = frame  # the user's own line in its traceback, when something matched
+
+    def __repr__(self) -> str:
+        if self.matches:
+            found = ", ".join(
+                f"{m.entry.id} (exact)"
+                if m.kind == "exact"
+                else f"{m.entry.id} (partial, {round(m.score * 100)}%)"
+                for m in self.matches
+            )
+        elif self.not_autograd is not None:
+            found = f"not an autograd error ({self.not_autograd.name})"
+        elif self.near_misses:
+            found = "no match; near: " + ", ".join(miss.entry.id for miss in self.near_misses)
+        else:
+            found = "no match"
+        return f"<Explanation: {found}>"
+
+    @property
+    def shared(self) -> bool:
+        """Whether the partial matches share a fragment, none of them a confident winner."""
+        return len(self.matches) > 1 and all(m.kind == "partial" for m in self.matches)
+
+
+def with_derived_fields(fields: dict[str, str]) -> dict[str, str]:
+    """Captured fields plus ``op``: the operation behind an autograd node name."""
+    values = dict(fields)
+    node = fields.get("node")
+    if node and "op" not in values:
+        name = node.rsplit("::", 1)[-1]
+        base = name.rstrip("0123456789")
+        values["op"] = (
+            base[: -len("Backward")] if base.endswith("Backward") and base != "Backward" else name
+        )
+    return values
+
+
+def find_entries(text: str, catalog: Catalog) -> Explanation:
+    """Match ``text`` against every wording in ``catalog``; with a match, find the user's own
+    line in its traceback."""
+    explanation = _ranked(text, catalog)
+    explanation.text = text
+    if explanation.matches:
+        explanation.frame = user_frame(text)
+    return explanation
+
+
+def _ranked(text: str, catalog: Catalog) -> Explanation:
+    cleaned = clean(text)
+    exact = _find_in(Skeleton.of(cleaned), catalog)
+    if any(m.kind == "exact" and not _is_context(m) for m in exact):
+        # Exact matches rank above cut-off ones; each group keeps its final-exception-first order.
+        return Explanation(sorted(exact, key=lambda m: m.kind != "exact"), [])
+    # Only a paste without an exact match pays for importing the partial matcher.
+    import autograd_errors.matcher.fuzzy as fuzzy
+    import autograd_errors.matcher.not_autograd as not_autograd
+
+    pasted = fuzzy.words(fuzzy.message_lines(cleaned))
+    elsewhere = not_autograd.recognise(pasted[-fuzzy.MAX_WORDS :], catalog.not_autograd)
+    if elsewhere is not None:
+        return Explanation([], [], elsewhere)
+    # A message cut off at a line end matched its wording's start, with its fields: it stands
+    # for its entry. The ranking is the fragments': a start several entries share ranks them all.
+    cut = {m.entry.id: m for m in exact if not _is_context(m)}
+    ranked = [cut.pop(m.entry.id, m) for m in partial_matches(pasted, catalog)]
+    main = [m for m in ranked if not _is_context(m)] + list(cut.values())
+    if main:
+        return Explanation(main, [])
+    if exact or ranked:  # anomaly mode's warnings alone
+        return Explanation(exact or ranked, [])
+    return Explanation([], near_misses_of(pasted, catalog))
+
+
+def _is_context(match: Match) -> bool:
+    return match.wording.context
+
+
+def partial_matches(pasted: list[str], catalog: Catalog) -> list[Match]:
+    """Entries a fragment of the paste belongs to: the best, and those sharing its fragment."""
+    import autograd_errors.matcher.fuzzy as fuzzy
+
+    best: dict[str, fuzzy.Fragment] = {}
+    fragments = fuzzy.fragments(pasted, catalog)
+    # A context line gives way to the main error it accompanies, but not to a faint echo of
+    # another wording in its own words: the main fragment must score half as much at least.
+    main = [f for f in fragments if not f.wording.context]
+    if main and main[0].score * 2 >= fragments[0].score:
+        fragments = main
+    for fragment in fragments:
+        best.setdefault(fragment.entry.id, fragment)  # strongest first
+    ranked = list(best.values())
+    if not ranked:
+        return []
+    top = ranked[0].score
+    shared = [f for f in ranked if f.score * 100 >= top * fuzzy.SHARED_PERCENT]
+    return [Match(f.entry, f.wording, {}, f.coverage) for f in shared[: fuzzy.MAX_PARTIAL]]
+
+
+def near_misses_of(pasted: list[str], catalog: Catalog) -> list[NearMiss]:
+    import autograd_errors.matcher.fuzzy as fuzzy
+
+    return [
+        NearMiss(entry, share)
+        for entry, share in fuzzy.near_misses(pasted, catalog)[:NEAR_MISS_LIMIT]
+    ]
+
+
+def find_matches(text: str, catalog: Catalog) -> list[Match]:
+    """Every entry present in ``text``: the final exception first, then earlier exceptions,
+    then warnings (last first). Warnings come after exceptions even when the paste shows them
+    later, as when a terminal interleaves stderr and stdout."""
+    return _find_in(skeleton(text), catalog)
+
+
+def _find_in(sk: Skeleton, catalog: Catalog) -> list[Match]:
+    candidates = [
+        (found, entry, wording)
+        for entry in catalog
+        for wording in entry.wordings
+        if wording.anchor in sk.text
+        for found in wording.template.find(sk)
+    ]
+    # Where wordings overlap, the one explaining more of the text wins: "a view of a leaf
+    # Variable ..." contains "a leaf Variable ...", and is the more specific entry.
+    candidates.sort(key=lambda c: (c[0].matched_chars, c[0].complete), reverse=True)
+    taken: list[tuple[int, int]] = []
+    latest: dict[str, Match] = {}
+    for found, entry, wording in candidates:
+        if _overlaps(taken, found.start, found.end):
+            continue
+        insort(taken, (found.start, found.end))
+        previous = latest.get(entry.id)
+        if previous is None or found.end > previous.end:
+            latest[entry.id] = Match.of(entry, wording, found)
+    matches = sorted(latest.values(), key=lambda m: (_is_exception(m), m.end), reverse=True)
+    if any(not _is_context(m) for m in matches):
+        matches = [m for m in matches if not _is_context(m)]
+    return matches
+
+
+def _is_exception(match: Match) -> bool:
+    return not match.wording.exception.endswith("Warning")
+
+
+def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
+    i = bisect_left(taken, (start, end))
+    if i < len(taken) and taken[i][0] < end:
+        return True
+    return i > 0 and taken[i - 1][1] > start

@@ -1,0 +1,406 @@
+"""The interface's own words, in every language of the reference (issue 16): one table for the
+CLI, the entry pages and the paste page (:func:`ui` gives one of them).
+
+Each key maps a language to its text; ``{name}`` marks a value filled in (``str.format`` in
+Python; the paste page's script replaces ``{name}`` the same way). Each site's
+``_static/autograd-strings.js`` carries the ``paste.*`` strings (:func:`export_strings`). Terms
+follow ``locales/zh_CN/glossary.toml``.
+
+Also here: which language a command speaks (``--lang``, else the locale variables).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+ENGLISH, CHINESE = "en", "zh_CN"
+
+STRINGS: dict[str, dict[str, str]] = {
+    # The command line (rendering/, cli/).
+    "cli.most_likely": {"en": "Most likely:", "zh_CN": "最常见的原因："},
+    "cli.fix": {"en": "Fix:", "zh_CN": "修复："},
+    "cli.more": {"en": "More:", "zh_CN": "详见："},
+    "cli.more_options": {
+        "en": "--verbose gives every common cause, why torch raises it, and the wording matched.",
+        "zh_CN": "加上 --verbose 可查看所有常见原因、torch 报错的原因以及匹配到的措辞。",
+    },
+    "cli.partial": {
+        "en": "Matched part of the wording ({percent}% of it).",
+        "zh_CN": "匹配了措辞的一部分（{percent}%）。",
+    },
+    "cli.your_line": {"en": "Your line:", "zh_CN": "你的代码行："},
+    "cli.also_in_paste": {"en": "Also in this paste:", "zh_CN": "粘贴内容中还有："},
+    "cli.shared": {
+        "en": "{count} entries share this part of a message; none stands out.",
+        "zh_CN": "{count} 个条目都含有这段报错信息，无法确定是哪一个。",
+    },
+    "cli.several": {
+        "en": "{count} entries in this paste, the final exception first.",
+        "zh_CN": "这段粘贴内容涉及 {count} 个条目，最后抛出的异常排在最前。",
+    },
+    "cli.no_match": {"en": "No entry matches this text.", "zh_CN": "没有条目与这段文本匹配。"},
+    "cli.near_intro": {
+        "en": "Not matches, but the closest entries (their wording differs):",
+        "zh_CN": "没有匹配，以下是最接近的条目（措辞不同）：",
+    },
+    "cli.list_hint": {
+        "en": "`autograd-errors list` shows every entry.",
+        "zh_CN": "`autograd-errors list` 列出所有条目。",
+    },
+    "cli.not_autograd": {"en": "Not an autograd error", "zh_CN": "不是自动求导（autograd）的报错"},
+    "cli.see": {"en": "See", "zh_CN": "参见"},
+    "cli.wording": {
+        "en": "Wording '{variant}', printed by {releases}.",
+        "zh_CN": "措辞“{variant}”，打印它的版本：{releases}。",
+    },
+    "cli.retired": {
+        "en": "Retired: last raised by torch {release}; now {replaced_by}",
+        "zh_CN": "已退役：最后由 torch {release} 抛出；现在：{replaced_by}",
+    },
+    "cli.fields": {"en": "Fields:", "zh_CN": "字段："},
+    "cli.in_your_paste": {"en": "In your paste", "zh_CN": "你粘贴的内容中"},
+    "cli.why": {"en": "Why", "zh_CN": "原因"},
+    "cli.fix_heading": {"en": "Fix", "zh_CN": "修复"},
+    "cli.docs": {"en": "PyTorch documentation", "zh_CN": "PyTorch 文档"},
+    "cli.causes": {
+        "en": "Common causes, most common first",
+        "zh_CN": "常见原因（最常见的在前）",
+    },
+    "cli.pitfall": {
+        "en": "A silent pitfall: nothing is raised.",
+        "zh_CN": "静默陷阱：不会抛出任何报错。",
+    },
+    "cli.wordings": {"en": "Wordings", "zh_CN": "措辞"},
+    "cli.related": {"en": "Related", "zh_CN": "相关条目"},
+    "cli.retired_tag": {"en": "[retired]", "zh_CN": "[已退役]"},
+    "cli.pitfall_kind": {"en": "(pitfall)", "zh_CN": "（陷阱）"},
+    "cli.paste_prompt": {
+        "en": "Paste the error or the whole traceback, then press Ctrl-D on a line of its own:",
+        "zh_CN": "粘贴报错信息或完整的回溯信息（traceback），然后另起一行按 Ctrl-D：",
+    },
+    # A notebook's answer (rendering/notebook.py): the summary that opens everything.
+    "notebook.more": {"en": "More", "zh_CN": "更多"},
+    # Release ranges (catalog/releases.py describes them in English).
+    "releases.one": {"en": "torch {since}", "zh_CN": "torch {since}"},
+    "releases.span": {"en": "torch {since} to {until}", "zh_CN": "torch {since} 至 {until}"},
+    "releases.since": {"en": "torch {since} and later", "zh_CN": "torch {since} 及以后的版本"},
+    "releases.until": {
+        "en": "torch releases up to {until}",
+        "zh_CN": "torch {until} 及以前的版本",
+    },
+    "releases.all": {"en": "every torch release", "zh_CN": "所有 torch 版本"},
+    # A common cause that leads to the message on some releases only.
+    "cause.releases": {"en": "(On {releases}.)", "zh_CN": "（适用于 {releases}。）"},
+    # The entry pages (sphinxext/directives.py).
+    "page.pitfall_title": {"en": "A silent pitfall", "zh_CN": "静默陷阱"},
+    "page.pitfall_body": {
+        "en": "Torch raises nothing here: the code runs, and the result is not what it seems. "
+        "The demonstration below asserts the behaviour on the installed torch.",
+        "zh_CN": "这里 torch 不会报错：代码照常运行，但结果并非看上去那样。"
+        "下面的演示在已安装的 torch 上用断言验证了这一行为。",
+    },
+    "page.retired_caption": {
+        "en": "What torch {release} printed (recorded; current torch no longer raises it)",
+        "zh_CN": "torch {release} 打印的内容（记录所得；当前的 torch 已不再抛出它）",
+    },
+    "page.retired": {
+        "en": "**Retired.** Last raised by torch {release}. Now:",
+        "zh_CN": "**已退役。** 最后由 torch {release} 抛出。现在：",
+    },
+    "page.cuda_title": {
+        "en": "Not run in this build: the repro needs CUDA",
+        "zh_CN": "本次构建未运行：最小复现需要 CUDA",
+    },
+    "page.cuda_body": {
+        "en": "The machine that built this page has no CUDA, so the repro below did not run and "
+        "the message was not checked against its torch. The message is pinned from "
+        "`PyTorch's source <{source}>`__; the repro runs where CUDA exists.",
+        "zh_CN": "构建本页的机器没有 CUDA，因此下面的最小复现没有运行，"
+        "报错信息也没有用这台机器的 torch 核对。"
+        "报错信息取自 `PyTorch 源码 <{source}>`__；在有 CUDA 的机器上，最小复现可以运行。",
+    },
+    "page.cuda_caption": {
+        "en": "What torch prints (pinned from its source, not run here)",
+        "zh_CN": "torch 打印的内容（取自源码，未在此运行）",
+    },
+    "page.built_caption": {
+        "en": "What torch {version} printed when this page was built",
+        "zh_CN": "构建本页时 torch {version} 打印的内容",
+    },
+    "page.broken": {"en": "Broken", "zh_CN": "出错的代码"},
+    "page.fixed": {"en": "Fixed", "zh_CN": "修复后的代码"},
+    "page.why": {"en": "Why", "zh_CN": "原因"},
+    "page.fix": {"en": "Fix", "zh_CN": "修复方法"},
+    "page.what_happens": {"en": "What happens", "zh_CN": "发生了什么"},
+    "page.what_to_do": {"en": "What to do", "zh_CN": "怎么做"},
+    "page.terminal": {
+        "en": "From a terminal, with any wording of the message:",
+        "zh_CN": "在终端中（报错信息的任一措辞均可）：",
+    },
+    "page.causes": {"en": "Common causes", "zh_CN": "常见原因"},
+    "page.causes_order": {"en": "The most common first.", "zh_CN": "最常见的在前。"},
+    "page.raises_it": {"en": "Raises it", "zh_CN": "触发报错的代码"},
+    "page.shows_it": {"en": "Shows it", "zh_CN": "演示问题的代码"},
+    "page.sources": {"en": "Sources:", "zh_CN": "来源："},
+    "page.wordings_intro": {
+        "en": "Every wording of this message the reference recognises, and the torch releases "
+        "that print it. ``{name}`` marks a value torch fills in.",
+        "zh_CN": "本参考能识别的这条报错信息的所有措辞，以及打印各措辞的 torch 版本。"
+        "``{name}`` 表示由 torch 填入的值。",
+    },
+    "page.variant": {"en": "Variant", "zh_CN": "变体"},
+    "page.releases": {"en": "Releases", "zh_CN": "版本"},
+    "page.message": {"en": "Message", "zh_CN": "报错信息"},
+    "page.source": {"en": "Source", "zh_CN": "来源"},
+    "page.changed": {"en": "Changed", "zh_CN": "变化"},
+    "page.observed_intro": {
+        "en": "What each recorded torch release printed for the repro above, found by running "
+        "it on that release; the words that changed from the row before are highlighted.",
+        "zh_CN": "上面的最小复现在每个有记录的 torch 版本上实际运行时打印的内容；"
+        "与上一行相比有变化的词会高亮显示。",
+    },
+    "page.not_recorded": {"en": "not recorded", "zh_CN": "未记录"},
+    "page.not_applicable": {
+        "en": "not applicable: the repro needs a newer torch",
+        "zh_CN": "不适用：最小复现需要更新的 torch",
+    },
+    "page.not_run_cuda": {
+        "en": "not run: the repro needs CUDA",
+        "zh_CN": "未运行：最小复现需要 CUDA",
+    },
+    "page.raises_nothing": {"en": "raises nothing", "zh_CN": "不报错"},
+    "page.first_recording": {"en": "first recording", "zh_CN": "首次记录"},
+    "page.unchanged": {"en": "unchanged", "zh_CN": "未变"},
+    "page.was": {"en": "was:", "zh_CN": "原为："},
+    "page.now": {"en": "now:", "zh_CN": "现为："},
+    "page.added": {"en": "added:", "zh_CN": "新增："},
+    "page.related": {"en": "Related entries", "zh_CN": "相关条目"},
+    "page.retired_after": {
+        "en": "(retired after torch {release})",
+        "zh_CN": "（torch {release} 之后已退役）",
+    },
+    "page.entry": {"en": "Entry", "zh_CN": "条目"},
+    "page.docs": {"en": "In PyTorch's documentation:", "zh_CN": "PyTorch 文档："},
+    "page.matrix_wording": {"en": "wording {variant}", "zh_CN": "措辞 {variant}"},
+    "page.matrix_not_applicable": {
+        "en": "not applicable: the repro uses an API the release lacks",
+        "zh_CN": "不适用：最小复现用到了该版本没有的 API",
+    },
+    "page.matrix_retired": {
+        "en": "retired: the release no longer raises the message",
+        "zh_CN": "已退役：该版本不再抛出这条报错信息",
+    },
+    "page.feedback_question": {
+        "en": "Wrong match or missing entry?",
+        "zh_CN": "匹配错了，或者缺少条目？",
+    },
+    "page.feedback_link": {"en": "Open an issue on GitHub", "zh_CN": "在 GitHub 上提交 issue"},
+    "page.feedback_after": {
+        "en": ": the form comes filled in, and you review it before sending.",
+        "zh_CN": "：表单已预先填好，发送前你可以先检查一遍。",
+    },
+    # The lint rules' pages and the entry pages' "Caught before it runs" (sphinxext/lint_pages.py).
+    "lint.caught": {"en": "Caught before it runs", "zh_CN": "运行之前就能发现"},
+    "lint.caught_intro": {
+        "en": "`python -m autograd_errors lint` (and its flake8 plugin) flags the code that "
+        "leads here, before it runs:",
+        "zh_CN": "`python -m autograd_errors lint`（及其 flake8 插件）会在代码运行之前"
+        "报告导致这个问题的写法：",
+    },
+    "lint.prints": {"en": "What lint prints", "zh_CN": "lint 打印的内容"},
+    "lint.prevents": {"en": "Prevents:", "zh_CN": "预防的问题："},
+    "lint.flagged": {"en": "Flagged", "zh_CN": "会被报告"},
+    "lint.not_flagged": {"en": "Not flagged", "zh_CN": "不会被报告"},
+    "lint.silent": {"en": "When it stays silent", "zh_CN": "什么时候不报告"},
+    "lint.noqa": {
+        "en": "To silence it on one line, end the line with `# noqa: {code}`.",
+        "zh_CN": "要在某一行上关闭它，在行末写 `# noqa: {code}`。",
+    },
+    "lint.off_title": {"en": "Off by default", "zh_CN": "默认关闭"},
+    "lint.off_body": {
+        "en": "An opinionated rule: reported only when selected, `lint --select {prefix}` "
+        "(or `--select {code}`; flake8: `--extend-select {prefix}`).",
+        "zh_CN": "这是一条主观规则：只有被选中时才报告，`lint --select {prefix}`（或 "
+        "`--select {code}`；flake8：`--extend-select {prefix}`）。",
+    },
+    "lint.off_short": {"en": "(off by default)", "zh_CN": "（默认关闭）"},
+    "lint.code": {"en": "Code", "zh_CN": "代码"},
+    "lint.rule": {"en": "Rule", "zh_CN": "规则"},
+    "page.glossary_en": {"en": "English", "zh_CN": "英文"},
+    "page.glossary_zh": {"en": "Chinese", "zh_CN": "中文"},
+    "page.glossary_notes": {"en": "In the notes", "zh_CN": "笔记中的说法"},
+    "page.glossary_usage": {"en": "Usage", "zh_CN": "用法"},
+    "page.language": {"en": "中文", "zh_CN": "English"},
+    "page.language_title": {"en": "阅读中文版", "zh_CN": "Read this page in English"},
+    # The paste page and the search page (static/autograd-ui.js): the build writes them, in its
+    # language and without the "paste." prefix, to _static/autograd-strings.js, which the pages'
+    # script reads (its text(name, values) fills in the {names}).
+    "paste.matching": {"en": "Matching...", "zh_CN": "正在匹配……"},
+    "paste.catalogFailed": {
+        "en": "The catalog could not be loaded ({reason}).",
+        "zh_CN": "无法加载条目目录（{reason}）。",
+    },
+    "paste.wording": {
+        "en": "Wording '{variant}', printed by {releases}.",
+        "zh_CN": "措辞“{variant}”，打印它的版本：{releases}。",
+    },
+    "paste.partial": {
+        "en": "Matched part of the wording ({percent}% of it).",
+        "zh_CN": "匹配了措辞的一部分（{percent}%）。",
+    },
+    "paste.why": {"en": "Why. ", "zh_CN": "原因。"},
+    "paste.fix": {"en": "Fix. ", "zh_CN": "修复方法。"},
+    "paste.readEntry": {
+        "en": "Read the whole entry, with the repro and the fixes",
+        "zh_CN": "阅读完整条目（含最小复现和修复方法）",
+    },
+    "paste.shared": {
+        "en": "{count} entries share this part of a message; none stands out.",
+        "zh_CN": "{count} 个条目都含有这段报错信息，无法确定是哪一个。",
+    },
+    "paste.several": {
+        "en": "{count} entries in this paste, the final exception first.",
+        "zh_CN": "这段粘贴内容涉及 {count} 个条目，最后抛出的异常排在最前。",
+    },
+    "paste.notAutograd": {"en": "Not an autograd error", "zh_CN": "不是自动求导（autograd）的报错"},
+    "paste.notAutogradHint": {"en": " ({kind}): {hint} See ", "zh_CN": "（{kind}）：{hint} 参见 "},
+    "paste.nearMisses": {
+        "en": "Not matches, but the closest entries (their wording differs):",
+        "zh_CN": "没有匹配，以下是最接近的条目（措辞不同）：",
+    },
+    "paste.noMatch": {"en": "No entry matches this text.", "zh_CN": "没有条目与这段文本匹配。"},
+    "paste.tryThe": {"en": "Try the ", "zh_CN": "可以用"},
+    "paste.siteSearch": {"en": "site search", "zh_CN": "站内搜索"},
+    "paste.forTheWords": {"en": " for the words of the message.", "zh_CN": "查找报错信息中的词。"},
+    "paste.searchTitle": {"en": "Search Results", "zh_CN": "搜索结果"},
+    "paste.searchNothing": {
+        "en": "Nothing on this site matches this text.",
+        "zh_CN": "本站没有与这段文本匹配的内容。",
+    },
+    "paste.searchUnrecognised": {
+        "en": "No entry recognises this text; pages sharing its words follow.",
+        "zh_CN": "没有条目能识别这段文本；以下是含有其中词语的页面。",
+    },
+    "paste.searchShared": {
+        "en": "{summary} Related pages follow.",
+        "zh_CN": "{summary}以下是相关页面。",
+    },
+    "paste.searchOne": {
+        "en": "This text is explained by 1 entry; related pages follow.",
+        "zh_CN": "有 1 个条目解释这段文本；以下是相关页面。",
+    },
+    "paste.searchMany": {
+        "en": "This text is explained by {count} entries; related pages follow.",
+        "zh_CN": "有 {count} 个条目解释这段文本；以下是相关页面。",
+    },
+    "paste.feedbackQuestion": {
+        "en": "Wrong match or missing entry? ",
+        "zh_CN": "匹配错了，或者缺少条目？",
+    },
+    "paste.feedbackLink": {"en": "Open an issue on GitHub", "zh_CN": "在 GitHub 上提交 issue"},
+    "paste.feedbackAfter": {
+        "en": ": the form comes filled in with your paste, and you review it before sending.",
+        "zh_CN": "：表单已用你的粘贴内容预先填好，发送前你可以先检查一遍。",
+    },
+    "paste.feedbackTitleMatch": {"en": "Wrong match: {id}", "zh_CN": "匹配错误：{id}"},
+    "paste.feedbackTitleMissing": {"en": "Missing entry: {line}", "zh_CN": "缺少条目：{line}"},
+    "paste.feedbackBody": {
+        "en": "Pasted on the paste page{cut}:\n\n{paste}\n\nThe page showed: {shown}\n\n"
+        "What was wrong or missing:\n\ntorch version: \n",
+        "zh_CN": "在粘贴页粘贴的内容{cut}：\n\n{paste}\n\n页面显示：{shown}\n\n"
+        "哪里不对或缺少什么：\n\ntorch 版本：\n",
+    },
+    "paste.feedbackCut": {
+        "en": " (its last {count} characters)",
+        "zh_CN": "（最后 {count} 个字符）",
+    },
+    "paste.feedbackNothing": {"en": "no entry", "zh_CN": "没有条目"},
+    "paste.toggleSection": {
+        "en": "Show or hide the pages of {section}",
+        "zh_CN": "显示或隐藏“{section}”中的页面",
+    },
+    # The coverage page (sphinxext/coverage.py).
+    "coverage.summary": {
+        "en": (
+            "Of {messages} messages torch raises or warns in the autograd area ({releases}), "
+            "{covered} have an entry ({entries} entries cover them), and those cover {percent}% "
+            "of the {threads} public threads counted ({date})."
+        ),
+        "zh_CN": (
+            "torch 在自动求导（autograd）范围内抛出或警告的 {messages} 条报错信息中（{releases}），"
+            "{covered} 条有条目（由 {entries} 个条目覆盖），它们覆盖了统计到的 {threads} "
+            "个公开讨论帖中的 {percent}%（统计于 {date}）。"
+        ),
+    },
+    "coverage.message": {"en": "Message", "zh_CN": "报错信息"},
+    "coverage.entry": {"en": "Entry", "zh_CN": "条目"},
+    "coverage.threads": {"en": "Threads", "zh_CN": "讨论帖"},
+    "coverage.location": {"en": "Raised at", "zh_CN": "抛出位置"},
+    "coverage.none": {"en": "none", "zh_CN": "无"},
+    "coverage.only": {"en": "(torch {release} only)", "zh_CN": "（仅 torch {release}）"},
+}
+
+
+def ui(key: str, language: str = ENGLISH, **values: object) -> str:
+    """The interface's text ``key`` in ``language``, with its ``{names}`` filled in."""
+    template = STRINGS[key][language]
+    return template.format(**values) if values else template
+
+
+def export_strings(language: str) -> dict[str, str]:
+    """The paste and search pages' strings in ``language``, keyed without their ``paste.``
+    prefix (written to the site as ``_static/autograd-strings.js``)."""
+    return {
+        key.removeprefix("paste."): texts[language]
+        for key, texts in STRINGS.items()
+        if key.startswith("paste.")
+    }
+
+
+def releases_text(since: str | None, until: str | None, language: str) -> str:
+    """A release range in words (``ReleaseRange.describe`` in any language)."""
+    if since and until:
+        if since == until:
+            return ui("releases.one", language, since=since)
+        return ui("releases.span", language, since=since, until=until)
+    if since:
+        return ui("releases.since", language, since=since)
+    if until:
+        return ui("releases.until", language, until=until)
+    return ui("releases.all", language)
+
+
+def with_releases(sentence: str, since: str | None, until: str | None, language: str) -> str:
+    """A common cause's sentence, with the releases it holds for when they are not all."""
+    if since is None and until is None:
+        return sentence
+    releases = releases_text(since, until, language)
+    return f"{sentence} {ui('cause.releases', language, releases=releases)}"
+
+
+# Which language -------------------------------------------------------------------------------
+
+#: What ``--lang`` accepts, and the language each value means.
+LANG_VALUES = {"en": ENGLISH, "zh": CHINESE, "zh_CN": CHINESE, "zh-CN": CHINESE}
+#: The locale variables, in POSIX's order of precedence: the first set and non-empty decides.
+LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def parse_lang(value: str) -> str:
+    """The language ``--lang value`` asks for; ``ValueError`` with one clear line otherwise."""
+    if value not in LANG_VALUES:
+        raise ValueError(f"--lang must be en or zh, not {value!r}")
+    return LANG_VALUES[value]
+
+
+def language_from_environment(environ: Mapping[str, str]) -> str:
+    """Chinese when the first set one of ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` names a Chinese
+    locale (``zh_CN.UTF-8``, ``zh_SG``, ``zh``), else English (``C``, ``POSIX``, ``en_US``...)."""
+    for variable in LOCALE_VARIABLES:
+        value = environ.get(variable, "")
+        if value:
+            locale_name = value.split(".")[0].split("@")[0]
+            return CHINESE if locale_name == "zh" or locale_name.startswith("zh_") else ENGLISH
+    return ENGLISH

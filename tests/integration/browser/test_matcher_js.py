@@ -1,0 +1,124 @@
+"""One matcher, two languages: the browser's JavaScript matcher and the Python one give the
+same answers on the same pastes, and both give the expected ones."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import subprocess
+import textwrap
+
+import pytest
+from helpers import MESSAGES_2_13, REPO, load_data
+
+from autograd_errors import catalog
+from autograd_errors.browser import export
+from autograd_errors.matcher.matching import find_entries
+
+CATALOG = catalog.load(use_cache=False)
+VECTORS = load_data("matcher-vectors.json")["vectors"]
+NODE_RUNNER = REPO / "tests" / "js" / "run-matcher.cjs"
+
+
+def all_pastes() -> list[str]:
+    pastes = [vector["text"] for vector in VECTORS]
+    for recorded in MESSAGES_2_13.values():
+        prefixed = f"{recorded['exception']}: {recorded['message']}"
+        pastes += [
+            recorded["message"],
+            prefixed,
+            textwrap.fill(prefixed, 80),
+            recorded["cuda"]["message"],
+        ]
+    pastes += [paste["text"] for paste in load_data("real-pastes.json")["pastes"]]
+    pastes += [error["text"] for error in load_data("not-autograd.json")["errors"]]
+    for entry in CATALOG:
+        pastes += [wording.example for wording in entry.wordings]
+    return pastes
+
+
+def python_result(text: str) -> dict:
+    """What the Python matcher finds, in the shape tests/js/run-matcher.cjs prints."""
+    found = find_entries(text, CATALOG)
+    return {
+        "matches": [
+            {
+                "id": m.entry.id,
+                "variant": m.wording.variant,
+                "kind": m.kind,
+                "fields": m.fields,
+                "score": m.score,
+                "message": m.message,
+                "details": m.details(),
+            }
+            for m in found.matches
+        ],
+        "near_misses": [[miss.entry.id, miss.similarity] for miss in found.near_misses],
+        "not_autograd": found.not_autograd.name if found.not_autograd else None,
+    }
+
+
+def python_results(pastes: list[str]) -> list[dict]:
+    return [python_result(text) for text in pastes]
+
+
+@pytest.fixture(scope="module")
+def js_and_python(tmp_path_factory):
+    node = shutil.which("node")
+    assert node, "Node.js is needed to test the browser matcher (apt-get install nodejs)"
+    scratch = tmp_path_factory.mktemp("js")
+    catalog_file = scratch / "catalog.json"
+    catalog_file.write_text(json.dumps(export.catalog_json(CATALOG)))
+    pastes = all_pastes()
+    (scratch / "pastes.json").write_text(json.dumps(pastes))
+    run = subprocess.run(
+        [node, str(NODE_RUNNER), str(catalog_file), str(scratch / "pastes.json")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return pastes, json.loads(run.stdout), python_results(pastes)
+
+
+def test_both_matchers_agree_on_every_paste(js_and_python):
+    pastes, from_js, from_python = js_and_python
+    assert len(from_js) == len(pastes)
+    disagreements = [
+        (paste[:120], js, py)
+        for paste, js, py in zip(pastes, from_js, from_python, strict=True)
+        if js != py
+    ]
+    assert disagreements == []
+
+
+@pytest.mark.parametrize("index", range(len(VECTORS)), ids=[v["name"] for v in VECTORS])
+def test_vectors(js_and_python, index):
+    vector = VECTORS[index]
+    _, from_js, from_python = js_and_python
+    for language, results in (("javascript", from_js), ("python", from_python)):
+        found = results[index]
+        assert [m["id"] for m in found["matches"]] == vector["ids"], language
+        if vector["ids"]:
+            first = found["matches"][0]
+            if vector["variant"] is not None:  # None: a fragment several wordings hold
+                assert first["variant"] == vector["variant"], language
+            assert first["fields"] == vector["fields"], language
+            if "score" in vector or vector.get("kind", "exact") == "exact":
+                assert first["score"] == vector.get("score", 1.0), language
+            else:
+                assert 0 < first["score"] < 1, language
+        assert [miss[0] for miss in found["near_misses"]] == vector.get("near_misses", []), language
+        assert found["not_autograd"] == vector.get("not_autograd"), language
+        if vector["ids"]:
+            assert first["kind"] == vector.get("kind", "exact"), language
+
+
+def test_the_export_is_small_and_complete():
+    data = json.dumps(export.catalog_json(CATALOG), separators=(",", ":"))
+    exported = {entry["id"] for entry in json.loads(data)["entries"]}
+    assert exported == {entry.id for entry in CATALOG if not entry.is_pitfall}
+    # What a visitor downloads, once: the site is served compressed by any static host.
+    assert len(data.encode()) < 260_000
+    assert len(gzip.compress(data.encode())) < 64_000

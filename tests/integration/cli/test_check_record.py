@@ -1,0 +1,202 @@
+"""`check` and `record` facing what goes wrong on real machines: a broken torch install, Ctrl-C,
+an output that cannot be written, a development build of torch."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from helpers import REPO
+
+from autograd_errors.catalog import load
+from autograd_errors.verification import recordings
+from autograd_errors.verification.observer import run_script
+
+REFERENCE = recordings.reference_release(str(REPO / "constraints.txt"))
+
+
+def fake_torch(tmp_path: Path, init: str) -> dict[str, str]:
+    """An environment whose `import torch` runs ``init``, as a broken install would."""
+    package = tmp_path / "fake" / "torch"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(textwrap.dedent(init))
+    return {"PYTHONPATH": str(package.parent)}
+
+
+BROKEN = {
+    "missing CUDA library": (
+        'raise OSError("libcudart.so.12: cannot open shared object file: No such file or '
+        'directory")',
+        "OSError: libcudart.so.12: cannot open shared object file: No such file or directory",
+    ),
+    "ImportError inside torch": (
+        "from torch._C import _initExtension",
+        "ModuleNotFoundError: No module named 'torch._C'",
+    ),
+    "SystemExit at import": ("raise SystemExit(0)", "SystemExit(0)"),
+}
+
+
+@pytest.mark.parametrize("command", ["check", "record"])
+@pytest.mark.parametrize("case", BROKEN, ids=list(BROKEN))
+def test_a_torch_that_fails_to_import_is_one_true_line(cli, tmp_path, command, case):
+    init, reason = BROKEN[case]
+    args = [command] + (["--output", str(tmp_path / "out")] if command == "record" else [])
+    result = cli(*args, env=fake_torch(tmp_path, init))
+    assert result.returncode == 2
+    assert result.stdout == b""
+    assert result.stderr.decode() == (
+        f"autograd-errors {command}: torch is installed but fails to import: {reason}\n"
+    )
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+@pytest.mark.parametrize("version", ["2.14.0.dev20251201+cpu", "2.6.0a0"])
+def test_record_refuses_a_development_build(cli, tmp_path, version):
+    out = tmp_path / "out"
+    result = cli(
+        "record", "--output", str(out), env=fake_torch(tmp_path, f"__version__ = {version!r}")
+    )
+    assert result.returncode == 2
+    assert result.stderr.decode() == (
+        f"autograd-errors record: torch {version} is a development build or a pre-release; "
+        "recordings are of releases (install one, e.g. with `pip install torch==X.Y.Z`)\n"
+    )
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_development_builds_are_told_from_releases():
+    assert recordings.is_pre_release("2.14.0.dev20251201+cpu")
+    assert recordings.is_pre_release("2.6.0a0")
+    assert recordings.is_pre_release("2.5.0rc1")
+    assert not recordings.is_pre_release("2.13.0+cpu")
+    assert not recordings.is_pre_release("2.13.0")
+    assert not recordings.is_pre_release("1.13.1+cu117")
+
+
+def test_record_refuses_a_file_as_its_directory(cli, tmp_path):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("keep me")
+    result = cli("record", "--output", str(a_file))
+    assert result.returncode == 2
+    assert result.stderr.decode() == f"autograd-errors record: {a_file} is not a directory\n"
+    assert a_file.read_text() == "keep me"
+
+
+def test_record_refuses_a_directory_at_its_target(cli, tmp_path):
+    target = tmp_path / f"torch-{REFERENCE}.json"
+    target.mkdir()
+    result = cli("record", "--output", str(tmp_path))
+    assert result.returncode == 2
+    assert result.stderr.decode() == f"autograd-errors record: {target} is a directory\n"
+
+
+def test_record_refuses_an_unwritable_directory(cli, tmp_path):
+    if os.geteuid() == 0:  # root writes anywhere permissions allow nobody to: use sysfs
+        directory = Path("/sys/kernel")
+    else:
+        directory = tmp_path / "read-only"
+        directory.mkdir()
+        directory.chmod(0o555)
+    result = cli("record", "--output", str(directory))
+    assert result.returncode == 2
+    assert result.stderr.decode() == (
+        f"autograd-errors record: cannot write to {directory}: Permission denied\n"
+    )
+
+
+def test_ctrl_c_is_not_a_scripts_crash(tmp_path):
+    script = tmp_path / "interrupted.py"
+    script.write_text("raise KeyboardInterrupt\n")
+    before = sys.gettrace()
+    with pytest.raises(KeyboardInterrupt):
+        run_script(str(script))
+    assert sys.gettrace() is before
+
+
+def test_a_scripts_sys_exit_is_its_crash(tmp_path):
+    script = tmp_path / "exits.py"
+    script.write_text("import sys\nsys.exit(3)\n")
+    observation = run_script(str(script))
+    assert observation.crash_event is not None
+    assert observation.crash_event.text() == "SystemExit: 3"
+
+
+@pytest.mark.parametrize("command", ["check", "record"])
+def test_ctrl_c_stops_at_once_and_writes_nothing(cli_env, tmp_path, command):
+    """SIGINT while the scripts run: exit 130 within seconds, no report, the old recording
+    untouched."""
+    out = tmp_path / "out"
+    out.mkdir()
+    target = out / f"torch-{REFERENCE}.json"
+    target.write_text('{"the": "previous recording"}\n')
+    args = ["record", "--output", str(out)] if command == "record" else ["check"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "autograd_errors", *args],
+        env=cli_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    time.sleep(4)  # started: importing torch or running scripts; either way Ctrl-C stops it
+    assert process.poll() is None, process.communicate()
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr.decode()
+    assert stdout == b""
+    assert target.read_text() == '{"the": "previous recording"}\n'
+    assert sorted(p.name for p in out.iterdir()) == [target.name]
+
+
+def test_record_with_a_file_size_limit_keeps_the_previous_recording(cli_env, tmp_path):
+    """A full disk, as `ulimit -f` makes one: a clear line, exit 2, the old file untouched."""
+    out = tmp_path / "out"
+    out.mkdir()
+    target = out / f"torch-{REFERENCE}.json"
+    previous = (REPO / "data" / "observed" / target.name).read_text()
+    target.write_text(previous)
+    limit = 16 * 1024  # smaller than a recording, larger than anything else record writes
+
+    def limit_file_size() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    result = subprocess.run(
+        [sys.executable, "-m", "autograd_errors", "record", "--output", str(out)],
+        env={**cli_env, "AUTOGRAD_ERRORS_CACHE_DIR": ""},
+        capture_output=True,
+        preexec_fn=limit_file_size,
+        timeout=900,
+        check=False,
+    )
+    assert result.returncode == 2, result.stderr.decode()
+    assert result.stdout == b""
+    assert result.stderr.decode() == (
+        f"autograd-errors record: cannot write {target}: File too large\n"
+    )
+    assert target.read_text() == previous
+    assert sorted(p.name for p in out.iterdir()) == [target.name]
+    assert json.loads(target.read_text())["torch"].startswith(REFERENCE)
+
+
+def test_record_writes_this_release(cli, tmp_path):
+    import torch
+
+    result = cli("record", "--output", str(tmp_path), timeout=600)
+    assert result.returncode == 0, result.stderr.decode()
+    (written,) = tmp_path.iterdir()
+    assert written.name == f"torch-{recordings.public_release(torch.__version__)}.json"
+    data = json.loads(written.read_text())
+    assert data["torch"] == torch.__version__
+    assert data["python"] == ".".join(map(str, sys.version_info[:3]))
+    assert set(data["entries"]) == set(load(use_cache=False).ids)
+    committed = json.loads((REPO / "data" / "observed" / written.name).read_text())
+    assert {k: v["status"] for k, v in data["entries"].items()} == {
+        k: v["status"] for k, v in committed["entries"].items()
+    }

@@ -1,0 +1,378 @@
+"""The matcher on real torch messages, in the forms users paste them."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from helpers import MESSAGES_2_13, load_data
+
+from autograd_errors.matcher.matching import find_entries, find_matches
+
+ENTRY_IDS = sorted(MESSAGES_2_13)
+
+
+def traceback_around(line: str, code: str = "loss.backward()") -> str:
+    return (
+        "Traceback (most recent call last):\n"
+        '  File "/home/user/project/train.py", line 42, in <module>\n'
+        f"    {code}\n"
+        '  File "/home/user/.venv/lib/python3.11/site-packages/torch/_tensor.py", line 648, '
+        "in backward\n"
+        "    torch.autograd.backward(\n"
+        f"{line}\n"
+    )
+
+
+def hard_wrap(text: str, width: int = 80) -> str:
+    """What a terminal does: cut every ``width`` characters, mid-word or not."""
+    return "\n".join(text[i : i + width] for i in range(0, len(text), width))
+
+
+def forms(entry_id: str) -> dict[str, tuple[str, dict[str, str]]]:
+    recorded = MESSAGES_2_13[entry_id]
+    message, fields = recorded["message"], recorded["fields"]
+    prefixed = f"{recorded['exception']}: {message}"
+    return {
+        "bare": (message, fields),
+        "prefixed": (prefixed, fields),
+        "traceback": (traceback_around(prefixed), fields),
+        "wrapped-at-words": (textwrap.fill(prefixed, 80), fields),
+        "wrapped-hard": (hard_wrap(prefixed, 80), fields),
+        "cuda": (
+            traceback_around(f"{recorded['exception']}: {recorded['cuda']['message']}", "y.cuda()"),
+            recorded["cuda"]["fields"],
+        ),
+    }
+
+
+FORM_CASES = [(entry_id, form) for entry_id in ENTRY_IDS for form in forms(entry_id)]
+
+
+@pytest.mark.parametrize(("entry_id", "form"), FORM_CASES, ids=[f"{e}-{f}" for e, f in FORM_CASES])
+def test_torch_2_13_message_in_every_form(packaged_catalog, entry_id, form):
+    text, fields = forms(entry_id)[form]
+    matches = find_matches(text, packaged_catalog)
+    assert [m.entry.id for m in matches] == [entry_id]
+    assert matches[0].wording.variant == "current"
+    assert matches[0].fields == fields
+    assert matches[0].score == 1.0
+
+
+@pytest.mark.parametrize("entry_id", ENTRY_IDS)
+def test_rebuilt_message_is_the_one_torch_printed(packaged_catalog, entry_id):
+    recorded = MESSAGES_2_13[entry_id]
+    (match,) = find_matches(recorded["message"], packaged_catalog)
+    assert match.message == recorded["message"]
+
+
+def all_wordings():
+    from autograd_errors.catalog import load
+
+    for entry in load(use_cache=False):
+        for wording in entry.wordings:
+            yield pytest.param(entry.id, wording.variant, id=f"{entry.id}-{wording.variant}")
+
+
+@pytest.mark.parametrize(("entry_id", "variant"), list(all_wordings()))
+def test_every_recorded_wording_matches_its_own_variant(packaged_catalog, entry_id, variant):
+    wording = packaged_catalog[entry_id].wording(variant)
+    assert wording.example, "every wording carries a real example of itself"
+    matches = find_matches(wording.example, packaged_catalog)
+    assert [(m.entry.id, m.wording.variant) for m in matches] == [(entry_id, variant)]
+    assert matches[0].score == 1.0
+
+
+REAL_PASTES = load_data("real-pastes.json")["pastes"]
+
+
+@pytest.mark.parametrize(
+    "paste", REAL_PASTES, ids=[f"{p['expected']}-{n}" for n, p in enumerate(REAL_PASTES)]
+)
+def test_real_pastes_from_public_threads(packaged_catalog, paste):
+    explanation = find_entries(paste["text"], packaged_catalog)
+    assert explanation.matches, f"no match for {paste['source']}"
+    assert explanation.matches[0].entry.id == paste["expected"]
+    assert explanation.matches[0].kind == paste.get("match", "exact")
+
+
+NOT_AUTOGRAD = load_data("not-autograd.json")["errors"]
+
+
+def test_enough_non_autograd_errors_are_collected():
+    assert len(NOT_AUTOGRAD) >= 20
+
+
+@pytest.mark.parametrize(
+    "error", NOT_AUTOGRAD, ids=[f"{n}-{e['kind'][:40]}" for n, e in enumerate(NOT_AUTOGRAD)]
+)
+def test_non_autograd_errors_match_nothing(packaged_catalog, error):
+    assert find_matches(error["text"], packaged_catalog) == []
+    # Nor partly: a non-autograd error is never offered as an autograd entry.
+    assert find_entries(error["text"], packaged_catalog).matches == []
+
+
+#: The kinds issue 11 names, by how the collected errors' descriptions start.
+NOT_AUTOGRAD_KINDS = {
+    "cuda-oom": "cuda-out-of-memory",
+    "cuda error: out of memory": "cuda-out-of-memory",
+    "cuda runtime error (2) out of memory": "cuda-out-of-memory",
+    "device mismatch": "device-mismatch",
+    "mat1 and mat2 shapes": "shape-mismatch",
+    "mat1/mat2 shape mismatch": "shape-mismatch",
+    "dtype mismatch": "dtype-mismatch",
+    "load_state_dict": "state-dict-mismatch",
+    "DataLoader worker killed": "dataloader-worker",
+    "cuda device-side assert": "device-side-assert",
+}
+NAMED = [
+    (error, kind)
+    for error in NOT_AUTOGRAD
+    for start, kind in NOT_AUTOGRAD_KINDS.items()
+    if error["kind"].startswith(start)
+]
+
+
+def test_every_kind_the_issue_names_is_collected():
+    assert {kind for _, kind in NAMED} == set(NOT_AUTOGRAD_KINDS.values())
+
+
+@pytest.mark.parametrize(("error", "kind"), NAMED, ids=[e["kind"][:40] for e, _ in NAMED])
+def test_non_autograd_errors_are_named(packaged_catalog, error, kind):
+    explanation = find_entries(error["text"], packaged_catalog)
+    assert explanation.not_autograd is not None
+    assert explanation.not_autograd.name == kind
+    assert explanation.not_autograd.url.startswith("https://pytorch.org/")
+    assert (explanation.matches, explanation.near_misses) == ([], [])
+
+
+def test_an_autograd_error_beside_a_non_autograd_one_is_still_explained(packaged_catalog):
+    paste = (
+        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+        "RuntimeError: a leaf Variable that requires grad is being used in an in-place "
+        "operation.\n"
+    )
+    explanation = find_entries(paste, packaged_catalog)
+    assert [m.entry.id for m in explanation.matches] == ["leaf-inplace"]
+    assert explanation.not_autograd is None
+
+
+def test_anomaly_mode_context_lines_are_no_match_of_their_own(packaged_catalog):
+    # What torch 2.13.0 prints for an in-place error under detect_anomaly().
+    paste = (
+        "/tmp/t.py:12: UserWarning: Anomaly Detection has been enabled. This mode will increase "
+        "the runtime and should only be enabled for debugging.\n"
+        "  with torch.autograd.detect_anomaly():\n"
+        "/work/.venv/lib/python3.11/site-packages/torch/autograd/graph.py:979: UserWarning: "
+        "Error detected in SigmoidBackward0. Traceback of forward call that caused the error:\n"
+        '  File "/tmp/t.py", line 13, in <module>\n'
+        "    y = torch.sigmoid(x)\n"
+        " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
+        "python_anomaly_mode.cpp:122.)\n"
+        "  return Variable._execution_engine.run_backward(\n"
+        "Traceback (most recent call last):\n"
+        '  File "/tmp/t.py", line 15, in <module>\n'
+        "    y.sum().backward()\n"
+        "RuntimeError: one of the variables needed for gradient computation has been modified by "
+        "an inplace operation: [torch.FloatTensor [3]], which is output 0 of Sigmoid, is at "
+        "version 1; expected version 0 instead. Hint: the backtrace further above shows the "
+        "operation that failed to compute its gradient. The variable in question was changed in "
+        "there or anywhere later. Good luck!\n"
+    )
+    # "Error detected in SigmoidBackward0" only accompanies the in-place error.
+    explanation = find_entries(paste, packaged_catalog)
+    for matches in (find_matches(paste, packaged_catalog), explanation.matches):
+        assert [(m.entry.id, m.wording.variant) for m in matches] == [
+            ("inplace-modified", "anomaly-mode")
+        ]
+    # Alone, the warning is the answer.
+    (alone,) = find_entries(paste[: paste.index("Traceback (most")], packaged_catalog).matches
+    assert (alone.entry.id, alone.wording.variant) == ("anomaly-nan", "error-detected")
+    assert alone.fields == {"node": "SigmoidBackward0"}
+
+
+def test_chained_exceptions_put_the_last_one_first(packaged_catalog):
+    paste = (
+        traceback_around(
+            "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+        )
+        + "\nDuring handling of the above exception, another exception occurred:\n\n"
+        + traceback_around("TypeError: Variable data has to be a tensor, but got NoneType")
+    )
+    assert [m.entry.id for m in find_matches(paste, packaged_catalog)] == [
+        "data-not-tensor",
+        "no-grad-fn",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("paste", "entry_id", "variant"),
+    [
+        # The seed notes quote only the first sentence of these.
+        (
+            "RuntimeError: Trying to backward through the graph a second time",
+            "backward-twice",
+            "current",
+        ),
+        (
+            "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being "
+            "accessed.",
+            "nonleaf-grad",
+            "current",
+        ),
+        (
+            "\"RuntimeError: Function 'PowBackward0' returned nan values in its 0th output\"",
+            "anomaly-nan",
+            "current",
+        ),
+        (
+            "one of the variables needed for gradient computation has been modified by an inplace "
+            "operation: [torch.FloatTensor [3]], which is output 0 of ...",
+            "inplace-modified",
+            "current",
+        ),
+    ],
+)
+def test_a_paste_cut_off_at_the_end_of_a_line_still_matches(
+    packaged_catalog, paste, entry_id, variant
+):
+    (match,) = find_matches(paste, packaged_catalog)
+    assert (match.entry.id, match.wording.variant) == (entry_id, variant)
+    assert 0 < match.score < 1
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        "Trying to backward",  # too short to tell
+        "Trying to backward through the graph a second time, but I don't know why",
+        "a leaf Variable that requires grad is being used in an in-place operation? No: it's fine",
+    ],
+)
+def test_cut_off_text_matches_only_when_long_and_at_a_line_end(packaged_catalog, paste):
+    assert [m.score for m in find_matches(paste, packaged_catalog) if m.score < 1] == []
+
+
+def test_a_reworded_message_is_a_partial_match_never_an_exact_one(packaged_catalog):
+    # What a future torch release might print: the rare words of a wording, in order.
+    paste = (
+        "RuntimeError: Trying to run backward through this graph twice: its saved tensors "
+        "were already freed when you called .backward() or autograd.grad(). Specify "
+        "retain_graph=True if you need to backward through the graph a second time."
+    )
+    explanation = find_entries(paste, packaged_catalog)
+    assert [(m.entry.id, m.kind) for m in explanation.matches] == [("backward-twice", "partial")]
+    assert 0 < explanation.matches[0].score < 1
+
+
+def test_words_of_a_wording_out_of_order_are_only_a_near_miss(packaged_catalog):
+    paste = "gradient require doesn't that tensor a on hook a register cannot"
+    explanation = find_entries(paste, packaged_catalog)
+    assert explanation.matches == []
+    assert [(miss.entry.id, miss.similarity) for miss in explanation.near_misses][:1] == [
+        ("hook-no-grad", 1.0)
+    ]
+
+
+def test_near_misses_weigh_words_by_rarity(packaged_catalog):
+    # Common words shared with a short entry ("tensors must be 2-D") do not make it close.
+    paste = "RuntimeError: all tensors must be on the same process group, and the module must "
+    paste += "be wrapped in DistributedDataParallel before the first step."
+    explanation = find_entries(paste, packaged_catalog)
+    assert explanation.matches == []
+    assert explanation.near_misses == []
+
+
+def test_near_misses_are_not_offered_for_unrelated_errors(packaged_catalog):
+    paste = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (10x3 and 4x1)"
+    assert find_entries(paste, packaged_catalog).near_misses == []
+
+
+def test_fields_drive_the_explanation(packaged_catalog):
+    paste = MESSAGES_2_13["inplace-modified"]["cuda"]["message"]
+    (match,) = find_matches(paste, packaged_catalog)
+    details = match.details()
+    assert details[0] == (
+        "The [64, 128] tensor (torch.cuda.HalfTensor), output 0 of Relu, was changed in place "
+        "after autograd saved it: it is at version 2, autograd expected 1."
+    )
+    assert any("nn.ReLU(inplace=True)" in line for line in details)
+
+
+def test_details_needing_an_uncaptured_field_are_left_out(packaged_catalog):
+    (match,) = find_matches(
+        "RuntimeError: one of the variables needed for gradient computation has been modified "
+        "by an inplace operation",
+        packaged_catalog,
+    )
+    assert match.wording.variant == "bare"
+    assert match.details() == []
+
+
+@pytest.mark.parametrize(
+    ("node", "op"),
+    [
+        ("SigmoidBackward0", "Sigmoid"),
+        ("SigmoidBackward", "Sigmoid"),
+        ("Sigmoid", "Sigmoid"),
+        ("torch::autograd::CopySlices", "CopySlices"),
+        ("ReluBackward1", "Relu"),
+    ],
+)
+def test_the_operation_behind_every_node_name_style(node, op):
+    from autograd_errors.matcher.matching import with_derived_fields
+
+    assert with_derived_fields({"node": node})["op"] == op
+
+
+def test_exact_matches_rank_above_partial_ones(packaged_catalog):
+    # A complete message, then (the final exception) one cut off at its line's end.
+    paste = (
+        "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.\n"
+        "RuntimeError: Trying to backward through the graph a second time\n"
+    )
+    matches = find_entries(paste, packaged_catalog).matches
+    assert [(m.entry.id, m.kind) for m in matches] == [
+        ("leaf-inplace", "exact"),
+        ("backward-twice", "partial"),
+    ]
+
+
+ISSUE_11 = [
+    ("Saved intermediate values of the graph are freed", ["backward-twice"]),
+    ("needed for gradient computation", ["inplace-modified"]),
+    ("element 0 of tensor does not requires grad", ["no-grad-fn", "input-does-not-require-grad"]),
+    (
+        "a leaf Variable that requires grad is being used in an `in-place` operation",
+        ["leaf-inplace", "view-leaf-inplace"],
+    ),
+    (
+        "one of the varaibles needed for gradient computation has been modified by an inplace "
+        "operation",
+        ["inplace-modified"],
+    ),
+    (
+        "RUNTIMEERROR: TRYING TO BACKWARD THROUGH THE GRAPH A SECOND TIME (OR DIRECTLY ACCESS",
+        ["backward-twice"],
+    ),
+    (
+        "> **a leaf Variable that requires grad is being used in an in-place operation**",
+        ["leaf-inplace", "view-leaf-inplace"],
+    ),
+    (
+        "Output 0 of UnbindBackward0 is a view and is being modified inplace",
+        ["multi-output-view-inplace", "custom-function-view-inplace", "backward-hook-view-inplace"],
+    ),
+    (
+        '"the graph a second time or directly access saved tensors after they have already been"',
+        ["backward-twice"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("paste", "ids"), ISSUE_11, ids=[p[:40] for p, _ in ISSUE_11])
+def test_what_people_type_and_paste_is_a_partial_match(packaged_catalog, paste, ids):
+    matches = find_entries(paste, packaged_catalog).matches
+    assert [m.entry.id for m in matches] == ids
+    assert {m.kind for m in matches} == {"partial"}
+    assert all(0 < m.score < 1 for m in matches)
