@@ -58,10 +58,13 @@ except RuntimeError as error:
 # output, or vmaps them with ``vectorize=True``). The Jacobian of an elementwise ``sin`` is
 # ``diag(cos(x))``:
 
-jacobian = torch.autograd.functional.jacobian(checkpointed, x)  # fixed  # fix: checkpoint-inside-transform
+jacobian = torch.autograd.functional.jacobian(  # fixed  # fix: checkpoint-inside-transform
+    checkpointed, x
+)
 torch.testing.assert_close(jacobian, torch.diag(torch.cos(x)))
 leaf = x.clone().requires_grad_()
-(gradient,) = torch.autograd.grad(checkpointed(leaf).sum(), leaf)  # fix: checkpoint-inside-transform
+total = checkpointed(leaf).sum()
+(gradient,) = torch.autograd.grad(total, leaf)  # fix: checkpoint-inside-transform
 torch.testing.assert_close(gradient, torch.cos(x))
 
 # %%
@@ -100,7 +103,9 @@ def forces_by_autograd(x: torch.Tensor) -> torch.Tensor:
 
 
 positions = x.clone().requires_grad_()
-out = checkpoint(forces_by_autograd, positions, use_reentrant=False)  # fix: transform-inside-checkpoint
+out = checkpoint(  # fix: transform-inside-checkpoint
+    forces_by_autograd, positions, use_reentrant=False
+)
 torch.testing.assert_close(out, torch.sin(x) + x * torch.cos(x))
 out.sum().backward()
 torch.testing.assert_close(positions.grad, 2 * torch.cos(x) - x * torch.sin(x))

@@ -48,7 +48,8 @@ print("graph recorded anyway:", outputs.requires_grad, type(outputs.grad_fn).__n
 
 with torch.no_grad():  # fixed  # fix: volatile-inference
     outputs = model(images)  # fixed
-assert not outputs.requires_grad and outputs.grad_fn is None
+assert not outputs.requires_grad
+assert outputs.grad_fn is None
 torch.testing.assert_close(outputs, model(images).detach())
 with torch.inference_mode():  # fix: volatile-inference
     assert not model(images).requires_grad
@@ -82,9 +83,11 @@ print("volatile under no_grad:", skip_training_only_work)
 with torch.no_grad():
     hidden = model[0](images)
     skip_training_only_work = not torch.is_grad_enabled()  # fix: volatile-flag-read
-    assert skip_training_only_work and not hidden.requires_grad
+    assert skip_training_only_work
+    assert not hidden.requires_grad
 hidden = model[0](images)
-assert torch.is_grad_enabled() and hidden.requires_grad  # fix: volatile-flag-read
+assert torch.is_grad_enabled()  # fix: volatile-flag-read
+assert hidden.requires_grad
 
 # %%
 # Both flags at once

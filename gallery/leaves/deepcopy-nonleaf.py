@@ -70,7 +70,8 @@ model(torch.randn(3, 4))
 ema = copy.deepcopy(model)  # fix: cached-output
 torch.testing.assert_close(ema.linear.weight, model.linear.weight)
 assert ema.linear.weight.data_ptr() != model.linear.weight.data_ptr()
-assert ema.linear.weight.is_leaf and ema.linear.weight.requires_grad
+assert ema.linear.weight.is_leaf
+assert ema.linear.weight.requires_grad
 
 # %%
 # For a module you cannot change, drop the attribute before copying (the copy does not need
@@ -176,7 +177,7 @@ except RuntimeError as error:
 
 # %%
 # Fix 4: ``clone()`` to stay in the graph, ``detach()`` to leave it
-# ----------------------------------------------------------------
+# -----------------------------------------------------------------
 # ``clone()`` is differentiable: a cloned prediction still sends gradients to the model.
 # ``detach().clone()`` is a copy of the values alone, which is what a saved result needs.
 
@@ -184,7 +185,8 @@ kept = {key: value.clone() for key, value in batch.items()}  # fix: computed-ten
 saved = {key: value.detach().clone() for key, value in batch.items()}  # fix: computed-tensor-copied
 kept["pred"].sum().backward()
 torch.testing.assert_close(net.weight.grad, batch["image"].sum(0).expand(2, 4))
-assert saved["pred"].grad_fn is None and not saved["pred"].requires_grad
+assert saved["pred"].grad_fn is None
+assert not saved["pred"].requires_grad
 
 # %%
 # Message across torch releases

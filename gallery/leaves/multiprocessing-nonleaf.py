@@ -57,7 +57,7 @@ except RuntimeError as error:
 
 
 def send(obj: object) -> object:
-    """Pickle ``obj`` as torch.multiprocessing does for a queue or a spawned process, and load it."""
+    """Pickle ``obj`` as torch.multiprocessing does for a queue or a spawned process; load it."""
     return pickle.loads(ForkingPickler.dumps(obj))
 
 
@@ -98,7 +98,8 @@ torch.testing.assert_close(received, logits.detach())
 with torch.no_grad():
     actions = policy(observation)  # fix: output-on-queue
 received = send(actions)
-assert not received.requires_grad and received.grad_fn is None
+assert not received.requires_grad
+assert received.grad_fn is None
 torch.testing.assert_close(received, logits.detach())
 
 # %%
@@ -106,7 +107,9 @@ torch.testing.assert_close(received, logits.detach())
 # its own graph and its own gradients).
 
 weight = send(policy.weight)
-assert isinstance(weight, nn.Parameter) and weight.requires_grad and weight.is_leaf
+assert isinstance(weight, nn.Parameter)
+assert weight.requires_grad
+assert weight.is_leaf
 
 # %%
 # Message across torch releases

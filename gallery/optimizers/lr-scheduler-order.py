@@ -62,7 +62,7 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    for epoch in range(2):
+    for _epoch in range(2):
         scheduler.step()  # broken  # cause: scheduler-before-optimizer
         optimizer.zero_grad()
         loss_of(model).backward()
@@ -132,7 +132,7 @@ scaler = torch.amp.GradScaler("cpu", init_scale=2.0**126)
 start = model.weight.detach().clone()
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    for iteration in range(2):
+    for _iteration in range(2):
         optimizer.zero_grad()
         scaler.scale(loss_of(model)).backward()
         scale_before = scaler.get_scale()
@@ -143,7 +143,8 @@ with warnings.catch_warnings(record=True) as caught:
 assert not caught, [str(w.message) for w in caught]
 # The first iteration was skipped; the second stepped with the schedule's first value, 0.1.
 torch.testing.assert_close(model.weight.detach(), start - 0.1 * gradient_at(start))
-assert scheduler.last_epoch == 1 and optimizer.param_groups[0]["lr"] == 0.05
+assert scheduler.last_epoch == 1
+assert optimizer.param_groups[0]["lr"] == 0.05
 print("one real step, taken with lr 0.1; scale now", scaler.get_scale())
 
 # %%

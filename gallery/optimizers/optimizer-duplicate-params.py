@@ -60,7 +60,7 @@ before = [p.detach().clone() for p in model.parameters()]
 for p in model.parameters():
     p.grad = torch.ones_like(p)
 optimizer.step()
-for p, old, lr in zip(model.parameters(), before, [1e-3, 1e-3, 1e-2, 1e-2]):
+for p, old, lr in zip(model.parameters(), before, [1e-3, 1e-3, 1e-2, 1e-2], strict=True):
     torch.testing.assert_close(p.detach(), old - lr)
 print("learning rates:", [group["lr"] for group in optimizer.param_groups])
 
@@ -115,8 +115,8 @@ print("parameters listed:", len(params), "->", len(unique))
 # error of the repro: one tensor cannot have two learning rates.
 
 try:
-    torch.optim.Adam(
-        [{"params": actor.parameters(), "lr": 1e-4}, {"params": critic.parameters()}],  # cause: shared-module
+    torch.optim.Adam(  # cause: shared-module
+        [{"params": actor.parameters(), "lr": 1e-4}, {"params": critic.parameters()}],
         lr=1e-3,
     )
 except ValueError as error:

@@ -33,7 +33,7 @@ def check_one_step(optimizer: torch.optim.Optimizer, modules: list[nn.Module]) -
     params = [p for module in modules for p in module.parameters()]
     expected = [(p - 0.1 * p.grad).detach() for p in params]
     optimizer.step()
-    for p, value in zip(params, expected):
+    for p, value in zip(params, expected, strict=True):
         torch.testing.assert_close(p.detach(), value)
 
 
@@ -66,7 +66,8 @@ check_one_step(torch.optim.SGD(both.parameters(), lr=0.1), [encoder, decoder])
 # generator after the function that made it):
 
 try:
-    torch.optim.Adam([encoder.parameters(), decoder.parameters()], lr=1e-3)  # cause: nested-iterables
+    generators = [encoder.parameters(), decoder.parameters()]
+    torch.optim.Adam(generators, lr=1e-3)  # cause: nested-iterables
 except TypeError as error:
     print(f"TypeError: {error}")
 

@@ -68,7 +68,7 @@ except ValueError as error:
 
 # %%
 # Fix 1: rebuild the optimizer the checkpoint came from, then add the new parameters
-# ---------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------
 # Build the optimizer over the stage-1 parameters, load, then give it the unfrozen embedding as
 # a group of its own (with its own learning rate if wanted). The momentum buffers of the linear
 # layer come back as they were saved, and the embedding starts with none:
@@ -78,7 +78,7 @@ optimizer = torch.optim.SGD(stage_one, lr=0.1, momentum=0.9)
 optimizer.load_state_dict(checkpoint)  # fixed  # fix: trainable-set-changed
 optimizer.add_param_group({"params": [model[0].weight], "lr": 0.01})  # fixed
 momentum = [optimizer.state[p]["momentum_buffer"] for p in stage_one]
-for restored, state in zip(momentum, checkpoint["state"].values()):
+for restored, state in zip(momentum, checkpoint["state"].values(), strict=True):
     torch.testing.assert_close(restored, state["momentum_buffer"])
 assert model[0].weight not in optimizer.state
 train_step(model, optimizer)
@@ -172,7 +172,7 @@ except ValueError as error:
 optimizer = torch.optim.AdamW(decay_groups(model), lr=1e-3)
 optimizer.load_state_dict(checkpoint)  # fix: groups-split-differently
 params = [p for group in optimizer.param_groups for p in group["params"]]
-for param, state in zip(params, checkpoint["state"].values()):
+for param, state in zip(params, checkpoint["state"].values(), strict=True):
     torch.testing.assert_close(optimizer.state[param]["exp_avg"], state["exp_avg"])
 assert [g["weight_decay"] for g in optimizer.param_groups] == [0.05, 0.0]
 
