@@ -52,7 +52,8 @@ assert not outputs.requires_grad
 assert outputs.grad_fn is None
 torch.testing.assert_close(outputs, model(images).detach())
 with torch.inference_mode():  # fix: volatile-inference
-    assert not model(images).requires_grad
+    outputs = model(images)
+assert not outputs.requires_grad
 
 # %%
 # Libraries written for 0.3 warn from their own code (old torchtext fields built
