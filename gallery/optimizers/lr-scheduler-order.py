@@ -9,7 +9,7 @@ How a scheduler knows the optimizer has stepped
 
 A learning-rate scheduler sets each parameter group's ``lr`` for the *next* optimizer step:
 ``scheduler.step()`` belongs after ``optimizer.step()``, once per epoch or per iteration. Since
-torch 1.1 the scheduler checks the order. When it is created it wraps ``optimizer.step`` in a
+torch 1.2 the scheduler checks the order. When it is created it wraps ``optimizer.step`` in a
 function that marks the optimizer as stepped, and at its own first ``step()`` it looks at two
 things: whether ``optimizer.step`` is still its wrapper (if not, something replaced the method
 after the scheduler was created, and it cannot tell), and whether the wrapper ever ran (if not,
