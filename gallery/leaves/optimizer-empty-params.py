@@ -103,28 +103,6 @@ except ValueError as error:
     print(f"ValueError: {error}")
 
 # %%
-# Close relatives: ``params`` of the wrong shape
-# ----------------------------------------------
-# The optimizer wants an iterable of tensors (or of dicts, one per parameter group). One tensor
-# on its own is refused with a ``TypeError`` of its own, even an ``nn.Parameter``:
-
-scale = nn.Parameter(torch.ones(3))
-try:
-    torch.optim.SGD(scale, lr=0.1)  # cause: single-tensor
-except TypeError as error:
-    print(f"TypeError: {error}")
-
-# %%
-# And a list that holds something other than tensors (a module, a name, a tuple of tensors)
-# is refused element by element:
-
-encoder = nn.Linear(4, 3)
-try:
-    torch.optim.SGD([encoder], lr=0.1)  # cause: module-in-list
-except TypeError as error:
-    print(f"TypeError: {error}")
-
-# %%
 # Fix 1: freeze only what should stay fixed
 # -----------------------------------------
 # Freeze the backbone's parameters, not the model's; the head keeps ``requires_grad=True`` and
@@ -201,26 +179,6 @@ before = model.bias.detach().clone()
 model(torch.randn(6, 4)).sum().backward()
 optimizer.step()
 torch.testing.assert_close(model.bias.detach(), before - 0.1 * 6)
-
-# %%
-# Fix 4: an iterable of tensors
-# -----------------------------
-# Wrap a single tensor in a list, and give the optimizer a module's ``parameters()``, not the
-# module. The gradient of ``sum(scale * x)`` with respect to ``scale`` is ``x``:
-
-scale = nn.Parameter(torch.ones(3))
-optimizer = torch.optim.SGD([scale], lr=0.1)  # fix: single-tensor
-x = torch.tensor([1.0, 2.0, 3.0])
-(scale * x).sum().backward()
-optimizer.step()
-torch.testing.assert_close(scale.detach(), 1 - 0.1 * x)
-
-encoder = nn.Linear(4, 3)
-optimizer = torch.optim.SGD(encoder.parameters(), lr=0.1)  # fix: module-in-list
-before = encoder.bias.detach().clone()
-encoder(torch.randn(2, 4)).sum().backward()
-optimizer.step()
-torch.testing.assert_close(encoder.bias.detach(), before - 0.1 * 2)
 
 # %%
 # Message across torch releases
