@@ -15,6 +15,7 @@ from helpers import MESSAGES_2_13, REPO, load_data
 from autograd_errors import catalog
 from autograd_errors.browser import export
 from autograd_errors.matcher.matching import find_entries
+from autograd_errors.rendering.payloads import choice_json
 
 CATALOG = catalog.load(use_cache=False)
 VECTORS = load_data("matcher-vectors.json")["vectors"]
@@ -51,6 +52,8 @@ def python_result(text: str) -> dict:
                 "score": m.score,
                 "message": m.message,
                 "details": m.details(),
+                "frame": m.located.frame.as_json() if m.located.frame else None,
+                "cause": choice_json(m.cause),
             }
             for m in found.matches
         ],

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from helpers import terminal_ipython
 
-from autograd_errors.matcher.frames import Frame, user_frame
+from autograd_errors.matcher.frames import Frame
+from autograd_errors.matcher.tracebacks import user_frame
 
 MODEL = """\
 import torch
