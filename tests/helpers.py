@@ -91,7 +91,9 @@ def without_causes(record: str) -> str:
     kept, dropping = [], False
     for line in record.splitlines(keepends=True):
         if line.startswith("["):
-            dropping = line.strip() == "[[common_cause]]" or line.startswith("[zh_CN")
+            dropping = line.strip() == "[[common_cause]]" or line.startswith(
+                ("[zh_CN", "[common_cause.")
+            )
         if not dropping:
             kept.append(line)
     return "".join(kept)

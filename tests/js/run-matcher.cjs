@@ -23,7 +23,9 @@ function causeJson(cause) {
   if (!cause) return null;
   return {
     id: cause.id, basis: cause.evidence.length ? "evidence" : "most-common",
-    evidence: cause.evidence.map((e) => ({ kind: e.kind, sign: e.sign, frame: frameJson(e.frame) })),
+    evidence: cause.evidence.map((e) => ({
+      kind: e.kind, sign: e.sign, frame: frameJson(e.frame), near: e.near,
+    })),
   };
 }
 

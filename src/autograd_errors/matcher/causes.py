@@ -2,16 +2,20 @@
 
 Each cause of an entry may list its signs (:class:`..catalog.model.Signs`): text in the code
 of the user's frames, a library the traceback goes through, values of the message's fields, the
-forms of the message it gives. The answer leads with the cause the strongest signs support:
+forms of the message it gives. The answer leads with the cause its evidence supports most, each
+piece weighing (:data:`WEIGHTS`):
 
-1. a diagnosis's finding (``diagnosed``: the diagnosis engine ran the program and names the
-   cause, with its culprit lines);
-2. the message itself: a field value (``op=igamma``) or the form of the message (a warning's
-   own wording), which the cause gives;
-3. the code of the user's frames (``torch.randn(`` in ``model.fc.weight = torch.randn(5, 64)``);
-4. a frame's file (the traceback goes through ``peft/``);
+- a diagnosis's finding, more than all the rest (``diagnosed``: the diagnosis engine ran the
+  program and names the cause, with its culprit lines);
+- the message itself: a field value (``op=igamma``) or the form of the message (a warning's
+  own wording), which the cause gives;
+- the code of the user's frames (``torch.randn(`` in ``model.fc.weight = torch.randn(5, 64)``),
+  on their lines or on the lines the traceback shows around them;
+- a frame's file (the traceback goes through ``peft/``);
 
-among equals, the more common cause (the record's order). With no sign, the answer leads with
+so that a sign two causes share is decided by what else the paste shows (``AsStrided`` is a
+weight changed by ``optimizer.step()`` or a loop writing into a buffer: ``h[t] = ... h[t - 1]``
+says which); among equals, the more common cause (the record's order). With no sign, the answer leads with
 the most common cause, and says so ("Most common"); but a cause whose signs are ``required``
 (one about a setting or a function the paste must show: checkpointing under LoRA, a
 ``DataParallel`` model, ``torch.special.gammainc``) is only said with one of them. So
@@ -34,40 +38,44 @@ if TYPE_CHECKING:
 
 #: The kinds of evidence, strongest first (:class:`Evidence`).
 KINDS = ("diagnosis", "field", "form", "code", "file")
-#: How much each kind weighs: a diagnosis, then the message, then the user's code, then a file.
-WEIGHTS = {"diagnosis": 4, "field": 3, "form": 3, "code": 2, "file": 1}
+#: How much a piece of evidence of each kind weighs: a diagnosis more than all signs together,
+#: then the message, then the user's code, then a file. A cause's weight is its evidence's sum.
+WEIGHTS = {"diagnosis": 1000, "field": 3, "form": 3, "code": 2, "file": 1}
 #: Between the parts of a code sign that must appear in order on one line.
 PART_SEPARATOR = " ... "
 
 
 class Evidence:
     """One thing in the paste that supports a cause: its ``kind`` (one of :data:`KINDS`), the
-    ``sign`` that matched (a code sign, a file's part, ``field=value``, a form), and where it
-    was seen (``frame``, for code, a file, or a diagnosis's culprit line)."""
+    ``sign`` that matched (a code sign, a file's part, ``field=value``, a form's variant), and
+    where it was seen (``frame``, for code, a file, or a diagnosis's culprit line; ``near``:
+    code seen on a line the traceback shows around the frame's, not on it)."""
 
-    __slots__ = ("frame", "kind", "sign")
+    __slots__ = ("frame", "kind", "near", "sign")
 
-    def __init__(self, kind: str, sign: str, frame: Frame | None = None) -> None:
+    def __init__(
+        self, kind: str, sign: str, frame: Frame | None = None, near: bool = False
+    ) -> None:
         self.kind = kind
         self.sign = sign
         self.frame = frame
+        self.near = near
 
     def __repr__(self) -> str:
-        return f"Evidence({self.kind!r}, {self.sign!r})"
+        return f"Evidence({self.kind!r}, {self.sign!r}{', near' if self.near else ''})"
+
+    def _key(self) -> tuple[str, str, Frame | None, bool]:
+        return (self.kind, self.sign, self.frame, self.near)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Evidence) and (self.kind, self.sign, self.frame) == (
-            other.kind,
-            other.sign,
-            other.frame,
-        )
+        return isinstance(other, Evidence) and self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash((self.kind, self.sign, self.frame))
+        return hash(self._key())
 
     def as_json(self) -> dict[str, object]:
         frame = self.frame.as_json() if self.frame is not None else None
-        return {"kind": self.kind, "sign": self.sign, "frame": frame}
+        return {"kind": self.kind, "sign": self.sign, "frame": frame, "near": self.near}
 
 
 class CauseChoice:
@@ -115,7 +123,7 @@ def choose(
     for cause in entry.causes:
         signs = cause.signs
         evidence = evidence_for(signs, wording, fields, frames, all_frames)
-        weight = max((WEIGHTS[found.kind] for found in evidence), default=0)
+        weight = sum(WEIGHTS[found.kind] for found in evidence)
         if weight > best_weight:
             best, best_weight = CauseChoice(cause.id, evidence), weight
         if fallback is None and not signs.required:
@@ -145,9 +153,9 @@ def evidence_for(
         found.append(Evidence("form", wording.variant))
     latest_first = list(reversed(frames))
     for sign in signs.code:
-        frame = next((f for f in latest_first if _shows_code(f, sign)), None)
-        if frame is not None:
-            found.append(Evidence("code", sign, frame))
+        seen = _code_seen(latest_first, sign)
+        if seen is not None:
+            found.append(Evidence("code", sign, *seen))
     every = list(reversed(all_frames))
     for part in signs.files:
         frame = next((f for f in every if part.lower() in f.file.lower()), None)
@@ -161,9 +169,17 @@ def normalized(code: str) -> str:
     return "".join(code.split()).replace("'", '"')
 
 
-def _shows_code(frame: Frame, sign: str) -> bool:
+def _code_seen(frames: Sequence[Frame], sign: str) -> tuple[Frame, bool] | None:
+    """The first of ``frames`` whose line shows ``sign``, else the first whose context does;
+    and whether it was its context (``near``)."""
     parts = [normalized(part) for part in sign.split(PART_SEPARATOR)]
-    return any(_in_order(normalized(line), parts) for line in (frame.code, *frame.context))
+    for frame in frames:
+        if _in_order(normalized(frame.code), parts):
+            return frame, False
+    for frame in frames:
+        if any(_in_order(normalized(line), parts) for line in frame.context):
+            return frame, True
+    return None
 
 
 def _in_order(line: str, parts: list[str]) -> bool:

@@ -139,9 +139,9 @@ def cell_of(file: str, cells: Mapping[str, int] | None = None) -> int | None:
 
 def header(stripped: str) -> tuple[str, int, str] | None:
     """``(file, line, style)`` of a frame's first line, or None. ``style``: "python" (the code
-    follows on its own line, as after a warning's ``x.py:3: UserWarning: ...``), "ipython"
-    (numbered context lines follow), "arrow" (the same, and the line number is the arrow's:
-    ``line`` is 0)."""
+    follows on its own line), "warning" (where a warning was issued, ``x.py:3: UserWarning:
+    ...``: the same), "ipython" (numbered context lines follow), "arrow" (the same, and the line
+    number is the arrow's: ``line`` is 0)."""
     if stripped.startswith('File "'):  # Python: File "x.py", line 3, in f
         file, quote, rest = stripped[6:].partition('"')
         if quote and rest.startswith(", line "):
@@ -174,7 +174,7 @@ def _warning_header(stripped: str) -> tuple[str, int, str] | None:
         return None
     file, colon, number = location.rpartition(":")
     if colon and file and is_number(number):
-        return file, int(number), "python"
+        return file, int(number), "warning"
     return None
 
 

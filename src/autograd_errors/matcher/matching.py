@@ -142,10 +142,10 @@ class Explanation:
         if not self.matches or cause_id is None:
             return
         first = self.matches[0]
+        if not any(cause.id == cause_id for cause in first.entry.causes):
+            return
         evidence = [Evidence("diagnosis", cause_id, frame) for frame in culprits]
-        first.cause = (
-            choose(first.entry, first.wording, {}, [], [], evidence, cause_id) or first.cause
-        )
+        first.cause = choose(first.entry, first.wording, {}, [], [], evidence, cause_id)
 
     def __repr__(self) -> str:
         if self.matches:

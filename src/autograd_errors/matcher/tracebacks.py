@@ -61,8 +61,8 @@ MAX_PREFIX = 40
 
 class Block:
     """Frames printed together: a traceback (``kind`` "traceback"), anomaly mode's forward
-    traceback ("forward") or torch.compile's user code ("compile"), starting at line
-    ``start`` of the paste."""
+    traceback ("forward"), torch.compile's user code ("compile"), or where a warning was issued
+    ("warning": ``x.py:3: UserWarning: ...``), starting at line ``start`` of the paste."""
 
     __slots__ = ("frames", "kind", "start")
 
@@ -160,6 +160,13 @@ def segments(lines: list[str], numbers: list[int]) -> list[Segment]:
         else:
             read = header(stripped)
             if read is not None:
+                if read[2] == "warning":  # a warning's own location, printed with it
+                    warned = Block("warning", number)
+                    segment.blocks.append(warned)
+                    frame, index = _frame(contents, index, read)
+                    warned.frames.append(frame)
+                    block = None
+                    continue
                 if block is None:  # frames pasted without their "Traceback" line
                     block = Block("traceback", number)
                     segment.blocks.append(block)
@@ -178,7 +185,7 @@ def _frame(contents: list[str], index: int, read: tuple[str, int, str]) -> tuple
     code = ""
     context: list[str] = []
     after = index + 1
-    if style == "python":
+    if style in ("python", "warning"):
         own = indentation(contents[index])
         while after < len(contents):
             line = contents[after]
@@ -271,9 +278,9 @@ class Paste:
                 continue
             first = _segment_at(found, earlier)
             if first.chain == segment.chain:
-                segment = first
+                segment, target = first, earlier
                 break
-        return _located(segment, cells)
+        return _located(segment, target, cells)
 
 
 def user_frame(text: str, cells: Mapping[str, int] | None = None) -> Frame | None:
@@ -303,16 +310,22 @@ def _segment_at(found: list[Segment], line: int) -> Segment:
     return found[max(bisect_right(starts, line) - 1, 0)]
 
 
-def _located(segment: Segment, cells: Mapping[str, int] | None) -> Located:
+def _located(segment: Segment, line: int, cells: Mapping[str, int] | None) -> Located:
+    """The frames of ``segment`` for a message at ``line``: a warning's own location when the
+    message is that warning's, else the forward traceback, the user code, the traceback."""
     evidence: list[Frame] = []
     every: list[Frame] = []
     shown: Frame | None = None
-    for kind in ("forward", "compile", "traceback"):
+    for block in segment.blocks:
+        named_cells(block.frames, cells)
+        if block.kind == "warning" and block.start == line:
+            shown = next(iter(user_frames(block.frames)), None)
+    for kind in ("forward", "compile", "traceback", "warning"):
         blocks = [block for block in segment.blocks if block.kind == kind]
-        own = [user_frames(named_cells(block.frames, cells)) for block in blocks]
+        own = [user_frames(block.frames) for block in blocks]
         every += [frame for block in blocks for frame in block.frames]
         evidence += [frame for frames in own for frame in frames]
-        if shown is None:
+        if shown is None and kind != "warning":
             shown = next((frames[-1] for frames in reversed(own) if frames), None)
     if shown is not None:
         evidence.remove(shown)

@@ -40,10 +40,11 @@ def seen(choice: CauseChoice, entry: Entry, shown: Frame | None, language: str =
 def sign(found: Evidence, entry: Entry, shown: Frame | None, language: str = ENGLISH) -> str:
     """One piece of evidence, in words."""
     if found.kind == "code":
+        near = "_near" if found.near else ""
         if found.frame is not None and found.frame == shown:
-            return ui("answer.sign.code_here", language, sign=found.sign)
+            return ui(f"answer.sign.code{near}_here", language, sign=found.sign)
         where = location(found.frame, language) if found.frame is not None else ""
-        return ui("answer.sign.code", language, sign=found.sign, location=where)
+        return ui(f"answer.sign.code{near}", language, sign=found.sign, location=where)
     if found.kind == "file":
         path = found.frame.file if found.frame is not None else found.sign
         start = path.lower().find(found.sign.lower())

@@ -34,6 +34,14 @@ STRINGS: dict[str, dict[str, str]] = {
     "answer.sign_separator": {"en": "; ", "zh_CN": "；"},
     "answer.sign.code_here": {"en": "`{sign}` in your line", "zh_CN": "你的代码行中有 `{sign}`"},
     "answer.sign.code": {"en": "`{sign}` in {location}", "zh_CN": "{location} 中有 `{sign}`"},
+    "answer.sign.code_near_here": {
+        "en": "`{sign}` near your line",
+        "zh_CN": "你的代码行附近有 `{sign}`",
+    },
+    "answer.sign.code_near": {
+        "en": "`{sign}` near {location}",
+        "zh_CN": "{location} 附近有 `{sign}`",
+    },
     "answer.sign.file": {
         "en": "the traceback goes through `{file}`",
         "zh_CN": "回溯经过 `{file}`",

@@ -686,7 +686,7 @@
     const [location, colon, category] = rpartition(stripped.slice(0, marker), ": ");
     if (!colon || !isWord(category.replace(/\./g, ""))) return null;
     const [file, colon2, number] = rpartition(location, ":");
-    return colon2 && file && isNumber(number, f) ? [file, parseInt(number, 10), "python"] : null;
+    return colon2 && file && isNumber(number, f) ? [file, parseInt(number, 10), "warning"] : null;
   }
 
   function arrowHeader(stripped) {
@@ -761,7 +761,7 @@
     let code = "";
     const context = [];
     let after = index + 1;
-    if (style === "python") {
+    if (style === "python" || style === "warning") {
       const own = indentation(contents[index]);
       while (after < contents.length) {
         const line = contents[after];
@@ -827,6 +827,15 @@
         segment.blocks.push(block);
       } else {
         const read = frameHeader(stripped, f);
+        if (read !== null && read[2] === "warning") {
+          const warned = { kind: "warning", start: number, frames: [] };
+          segment.blocks.push(warned);
+          const [frame, next] = readFrame(contents, index, read, f);
+          warned.frames.push(frame);
+          block = null;
+          index = next;
+          continue;
+        }
         if (read !== null) {
           if (block === null) {
             block = { kind: "traceback", start: number, frames: [] };
@@ -888,12 +897,13 @@
       const prefix = prefixOf(lines[target], this.f)[0];
       const found = this.segments(prefix);
       let segment = segmentAt(found, target);
+      let line = target;
       for (const earlier of at) {
         if (prefixOf(lines[earlier], this.f)[0] !== prefix) continue;
         const first = segmentAt(found, earlier);
-        if (first.chain === segment.chain) { segment = first; break; }
+        if (first.chain === segment.chain) { segment = first; line = earlier; break; }
       }
-      return located(segment);
+      return located(segment, line);
     }
   }
 
@@ -911,16 +921,21 @@
     return a.file === b.file && a.line === b.line && a.code === b.code && a.cell === b.cell;
   }
 
-  function located(segment) {
-    let evidence = [];
+  function located(segment, line) {
+    const evidence = [];
     const every = [];
     let shown = null;
-    for (const kind of ["forward", "compile", "traceback"]) {
+    for (const block of segment.blocks) {
+      if (block.kind === "warning" && block.start === line) {
+        shown = block.frames.find((frame) => !frame.inLibrary) || null;
+      }
+    }
+    for (const kind of ["forward", "compile", "traceback", "warning"]) {
       const blocks = segment.blocks.filter((block) => block.kind === kind);
       const own = blocks.map((block) => block.frames.filter((frame) => !frame.inLibrary));
       for (const block of blocks) every.push(...block.frames);
       for (const frames of own) evidence.push(...frames);
-      if (shown === null) {
+      if (shown === null && kind !== "warning") {
         for (let i = own.length - 1; i >= 0; i--) {
           if (own[i].length) { shown = own[i][own[i].length - 1]; break; }
         }
@@ -950,9 +965,14 @@
     return true;
   }
 
-  function showsCode(frame, sign, c) {
+  // As causes.py's _code_seen: the frame whose line shows the sign, else whose context does.
+  function codeSeen(frames, sign, c) {
     const parts = sign.split(c.part_separator).map(normalizedCode);
-    return [frame.code, ...frame.context].some((line) => inOrder(normalizedCode(line), parts));
+    const onLine = frames.find((frame) => inOrder(normalizedCode(frame.code), parts));
+    if (onLine) return [onLine, false];
+    const near = frames.find((frame) =>
+      frame.context.some((line) => inOrder(normalizedCode(line), parts)));
+    return near ? [near, true] : null;
   }
 
   function gives(prefixes, value) {
@@ -973,21 +993,21 @@
     const found = [];
     for (const name of Object.keys(signs.fields)) {
       if (name in fields && gives(signs.fields[name], fields[name])) {
-        found.push({ kind: "field", sign: `${name}=${fields[name]}`, frame: null });
+        found.push({ kind: "field", sign: `${name}=${fields[name]}`, frame: null, near: false });
       }
     }
     if (signs.forms.length && wording && signs.forms.indexOf(wording.form) !== -1) {
-      found.push({ kind: "form", sign: wording.variant, frame: null });
+      found.push({ kind: "form", sign: wording.variant, frame: null, near: false });
     }
     const latestFirst = frames.slice().reverse();
     for (const sign of signs.code) {
-      const frame = latestFirst.find((f) => showsCode(f, sign, c));
-      if (frame) found.push({ kind: "code", sign, frame });
+      const seen = codeSeen(latestFirst, sign, c);
+      if (seen) found.push({ kind: "code", sign, frame: seen[0], near: seen[1] });
     }
     const every = allFrames.slice().reverse();
     for (const part of signs.files) {
       const frame = every.find((f) => f.file.toLowerCase().indexOf(part.toLowerCase()) !== -1);
-      if (frame) found.push({ kind: "file", sign: part, frame });
+      if (frame) found.push({ kind: "file", sign: part, frame, near: false });
     }
     return found;
   }
@@ -997,7 +1017,7 @@
     for (const cause of entry.causes) {
       const signs = signsOf(cause);
       const evidence = evidenceFor(signs, wording, fields, frames, allFrames, c);
-      const weight = Math.max(0, ...evidence.map((found) => c.weights[found.kind]));
+      const weight = evidence.reduce((sum, found) => sum + c.weights[found.kind], 0);
       if (weight > bestWeight) { best = { id: cause.id, evidence }; bestWeight = weight; }
       if (fallback === null && !signs.required) fallback = { id: cause.id, evidence: [] };
     }

@@ -89,10 +89,11 @@
 
   function signSentence(found, entry, shown, catalog) {
     if (found.kind === "code") {
+      const near = found.near ? "_near" : "";
       if (found.frame && sameFrame(found.frame, shown)) {
-        return text("answer.sign.code_here", {sign: found.sign});
+        return text(`answer.sign.code${near}_here`, {sign: found.sign});
       }
-      return text("answer.sign.code",
+      return text(`answer.sign.code${near}`,
         {sign: found.sign, location: found.frame ? frameLocation(found.frame) : ""});
     }
     if (found.kind === "file") {
