@@ -1,0 +1,594 @@
+"""The instrumented run: what torch did, and where in the user's code it was asked to.
+
+A :class:`Recorder` is a context manager. Inside it, a :class:`torch.overrides.TorchFunctionMode`
+sees every call the program makes into torch (``x + y``, ``out += identity``, ``x[mask] = 0``,
+``F.relu(x, inplace=True)``, ``loss.backward()``, ``tensor.grad``, ``optimizer.step()``'s own
+``add_``), and records, for each, the user's frames that made it:
+
+- ``nodes``: each result's autograd node gets a :class:`Tag` in its ``metadata`` (the node's own
+  dictionary, which lives and dies with it): the forward line that built it, and when.
+- ``mutations``: a call that raised a tensor argument's version counter is an in-place change,
+  kept as a :class:`Mutation` with the versions before and after and the node the tensor was
+  an output of just before (the node an autograd message names).
+- ``backward``: each ``backward()`` / ``autograd.grad()`` call, its line, its roots, whether
+  it kept the graph.
+- ``assignments``: a tensor with a graph, or a module, assigned to a module's attribute or
+  buffer (``self.hx = out``): ``nn.Module.__setattr__`` is wrapped for the run.
+- ``provenance``: for results without a graph, where the graph was cut (:class:`Origin`:
+  ``detach``, ``no_grad``, ``.item()`` then ``torch.tensor``, a non-differentiable operation,
+  frozen parameters), and where ``requires_grad`` was turned off.
+- ``finite``: the first forward result, and the first backward node output, that is not finite
+  (a post-hook on every node of a graph about to be differentiated).
+
+Nothing the program computes changes: every call is made with the arguments it was given, and
+hooks return nothing. The mode is thread-local, as torch's modes are: calls made in other threads
+are not seen. Costs are measured by ``benchmarks/diagnose_cost.py``.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import sys
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils.weak import WeakIdKeyDictionary
+
+from autograd_errors.diagnosis.source import is_user_file
+
+#: Everything a recorder can record; a probe names what it needs.
+FEATURES = frozenset(("nodes", "mutations", "backward", "assignments", "provenance", "finite"))
+#: The key of a node's ``metadata`` that holds its :class:`Tag`.
+TAG_KEY = "autograd_errors"
+
+#: A frame of the user's code: file, line, function.
+Where = tuple[str, int, str]
+
+_GETSET = type(torch.Tensor.grad)
+_BACKWARDS = (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad)
+#: Where ``retain_graph`` and ``create_graph`` sit among each backward function's arguments.
+_RETAIN_AT = {torch.Tensor.backward: (2, 3), torch.autograd.backward: (2, 3), torch.autograd.grad: (3, 4)}
+#: Factories that build a tensor from Python values (a ``.item()`` result among them cuts).
+_FROM_VALUES = frozenset(("tensor", "as_tensor", "scalar_tensor", "new_tensor", "full", "Tensor"))
+_USER_FRAMES = 6  # kept per record: the innermost user frames, innermost first
+_FRAME_WALK = 120  # frames looked at, at most, to find them
+_KEEP_BACKWARDS = 8  # backward calls whose root nodes are kept (older ones keep their line only)
+
+
+@dataclass(eq=False)
+class Origin:
+    """Why a tensor without a graph has none: the call that cut it, or that it inherits."""
+
+    op: str
+    frames: tuple[Where, ...]
+    reason: str  # detach, no-grad, inference-mode, non-differentiable, item, frozen
+    input_node: Any = None  # the node the cut tensor came from, when it had one
+    item_frames: tuple[Where, ...] = ()  # reason "item": where .item() was called
+
+
+@dataclass(eq=False)
+class Tag:
+    """What is known of an autograd node: where and when the forward pass built it."""
+
+    seq: int  # the order in which nodes were tagged
+    epoch: int  # how many graph-freeing backward calls had finished when it was built
+    op: str
+    frames: tuple[Where, ...]  # () for a node built inside a library call
+    cuts: tuple[Origin, ...] = ()  # inputs of its operation that had no graph, and why
+    hooked: bool = False  # has the post-hook of the ``finite`` feature
+
+
+@dataclass(eq=False)
+class Mutation:
+    """A call that changed a tensor in place."""
+
+    seq: int
+    op: str
+    frames: tuple[Where, ...]
+    entry_file: str  # the library file the user's frame called into ("" for a direct call)
+    version_before: int
+    version_after: int
+    node_seq: int | None  # the Tag of the node the tensor was an output of, before the call
+    node_name: str
+    node_frames: tuple[Where, ...]  # where that node was built
+    output_nr: int
+    base_node_seq: int | None  # the same, for the base of a view
+    shape: tuple[int, ...]
+    dtype: str
+    is_leaf: bool
+    tensor: weakref.ref[torch.Tensor]
+    base: weakref.ref[torch.Tensor] | None
+
+
+@dataclass(eq=False)
+class Backward:
+    """A ``backward()`` or ``autograd.grad()`` call."""
+
+    index: int
+    frames: tuple[Where, ...]
+    retain: bool
+    epoch: int
+    root_seqs: tuple[int | None, ...]
+    roots: list[Any]  # the root nodes (None for a root without one); dropped when old
+    tensors: list[torch.Tensor] = field(default_factory=list)  # only while it runs
+    finished: bool = False
+
+
+@dataclass(eq=False)
+class Assignment:
+    """A tensor with a graph, or a module, assigned to a module's attribute."""
+
+    owner: str  # the class of the module assigned to
+    name: str
+    kind: str  # buffer, parameter, attribute, module
+    frames: tuple[Where, ...]
+    node_seq: int | None
+
+
+@dataclass(eq=False)
+class NonFinite:
+    """The first value that was not finite, in the forward pass or in a backward node."""
+
+    phase: str  # forward, backward
+    op: str  # the forward call, or the backward node's name
+    index: int  # the node's output, or the call's
+    kind: str  # inf, nan
+    frames: tuple[Where, ...]
+    inputs_finite: bool
+
+
+class Recording:
+    """What a :class:`Recorder` saw. Read by the probes after the failure."""
+
+    def __init__(self, features: frozenset[str]) -> None:
+        self.features = features
+        self.tags = itertools.count(1)
+        self.epoch = 0
+        self.mutations: collections.deque[Mutation] = collections.deque(maxlen=200_000)
+        self.backwards: list[Backward] = []
+        self.current: Backward | None = None
+        self.assignments: collections.deque[Assignment] = collections.deque(maxlen=50_000)
+        self.origins: WeakIdKeyDictionary = WeakIdKeyDictionary()
+        self.requires_grad_changes: WeakIdKeyDictionary = WeakIdKeyDictionary()
+        self.items: collections.OrderedDict[int, tuple[object, tuple[Where, ...]]] = (
+            collections.OrderedDict()
+        )
+        self.forward_nonfinite: NonFinite | None = None
+        self.backward_nonfinite: NonFinite | None = None
+        self.calls = 0
+
+    # Reading nodes ---------------------------------------------------------------------------
+
+    def tag(self, node: Any, epoch: int | None = None) -> Tag:
+        """The node's tag, made now (without a line) if the forward pass did not make one:
+        a node built inside a library call. ``epoch``: when it was built, if known (that of
+        the node above it, which the same call built)."""
+        metadata = node.metadata
+        tag = metadata.get(TAG_KEY)
+        if tag is None:
+            when = self.epoch if epoch is None else epoch
+            tag = metadata[TAG_KEY] = Tag(next(self.tags), when, node.name(), ())
+        assert isinstance(tag, Tag)
+        return tag
+
+    @staticmethod
+    def tag_of(node: Any) -> Tag | None:
+        if node is None:
+            return None
+        try:
+            tag = node.metadata.get(TAG_KEY)
+        except (AttributeError, RuntimeError):
+            return None
+        return tag if isinstance(tag, Tag) else None
+
+
+def user_frames(frame: Any) -> tuple[tuple[Where, ...], str]:
+    """The innermost user frames from ``frame`` outwards, and the library file the innermost
+    of them called into ("" when the user's frame called torch directly)."""
+    found: list[Where] = []
+    entry_file = ""
+    below = ""
+    looked = 0
+    while frame is not None and looked < _FRAME_WALK and len(found) < _USER_FRAMES:
+        code = frame.f_code
+        if is_user_file(code.co_filename):
+            if not found:
+                entry_file = below
+            found.append((code.co_filename, frame.f_lineno, code.co_name))
+        else:
+            below = code.co_filename
+        frame = frame.f_back
+        looked += 1
+    return tuple(found), entry_file
+
+
+def _tensors(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[torch.Tensor]:
+    """The tensors among the arguments, and in lists of them (``_foreach_add_``)."""
+    found = []
+    for value in itertools.chain(args, kwargs.values()):
+        if isinstance(value, torch.Tensor):
+            found.append(value)
+        elif isinstance(value, list | tuple):
+            found.extend(item for item in value if isinstance(item, torch.Tensor))
+    return found
+
+
+def _outputs(result: Any) -> list[torch.Tensor]:
+    if isinstance(result, torch.Tensor):
+        return [result]
+    if isinstance(result, list | tuple):
+        return [item for item in result if isinstance(item, torch.Tensor)]
+    return []
+
+
+def _version(tensor: torch.Tensor) -> int:
+    try:
+        return int(tensor._version)
+    except RuntimeError:  # an inference tensor has no version counter
+        return -1
+
+
+def _name(func: Any) -> str:
+    return str(getattr(func, "__name__", None) or type(func).__name__)
+
+
+def _nonfinite(tensor: torch.Tensor) -> str | None:
+    """"inf" or "nan" when the tensor holds one, else None."""
+    if not tensor.is_floating_point() and not tensor.is_complex():
+        return None
+    if tensor.numel() == 0 or bool(torch.isfinite(tensor).all()):
+        return None
+    return "nan" if bool(torch.isnan(tensor).any()) else "inf"
+
+
+class _Mode(TorchFunctionMode):
+    def __init__(self, recording: Recording) -> None:
+        super().__init__()
+        self.recording = recording
+        features = recording.features
+        self.nodes = "nodes" in features or "finite" in features or "provenance" in features
+        self.mutations = "mutations" in features
+        self.backward = "backward" in features or "finite" in features or self.nodes
+        self.provenance = "provenance" in features
+        self.finite = "finite" in features
+
+    def __torch_function__(
+        self,
+        func: Any,
+        types: Any,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
+        kwargs = kwargs or {}
+        recording = self.recording
+        recording.calls += 1
+        descriptor = getattr(func, "__self__", None)
+        if type(descriptor) is _GETSET:  # tensor.grad, tensor.requires_grad = False, ...
+            if self.provenance and descriptor.__name__ == "requires_grad" and len(args) == 2:
+                self._requires_grad(args[0], bool(args[1]))
+            return func(*args, **kwargs)
+        if self.backward and func in _BACKWARDS:
+            return self._backward(func, args, kwargs)
+        name = _name(func)
+        tensors = _tensors(args, kwargs)
+        versions = [_version(tensor) for tensor in tensors] if self.mutations else []
+        before = (
+            [(t.grad_fn, t.output_nr, t._base) for t in tensors]
+            if self.mutations and _maybe_in_place(name, kwargs)
+            else None
+        )
+        if self.provenance and name == "requires_grad_":
+            self._requires_grad(args[0], bool(args[1]) if len(args) > 1 else True)
+        result = func(*args, **kwargs)
+        frames: tuple[Where, ...] | None = None
+        entry_file = ""
+        if self.mutations:
+            for index, tensor in enumerate(tensors):
+                if _version(tensor) != versions[index]:
+                    if frames is None:
+                        frames, entry_file = user_frames(sys._getframe(1))
+                    self._mutation(name, tensor, versions[index], before, index, frames, entry_file)
+        outputs = _outputs(result)
+        if self.nodes and outputs:
+            if frames is None:
+                frames, entry_file = user_frames(sys._getframe(1))
+            cuts = self._cuts(tensors) if self.provenance else ()
+            for output in outputs:
+                node = output.grad_fn
+                if node is not None:
+                    metadata = node.metadata
+                    if TAG_KEY not in metadata:
+                        metadata[TAG_KEY] = Tag(
+                            next(recording.tags), recording.epoch, name, frames, cuts
+                        )
+                elif self.provenance:
+                    self._origin(output, name, tensors, args, frames)
+            if self.finite and recording.forward_nonfinite is None:
+                self._check_forward(name, tensors, outputs, frames)
+        elif self.provenance and name == "item" and tensors:
+            if frames is None:
+                frames, entry_file = user_frames(sys._getframe(1))
+            self._item(tensors[0], result, frames)
+        return result
+
+    # In-place changes ------------------------------------------------------------------------
+
+    def _mutation(
+        self,
+        op: str,
+        tensor: torch.Tensor,
+        version_before: int,
+        before: list[tuple[Any, int, Any]] | None,
+        index: int,
+        frames: tuple[Where, ...],
+        entry_file: str,
+    ) -> None:
+        recording = self.recording
+        node, output_nr, base = before[index] if before else (tensor.grad_fn, tensor.output_nr, tensor._base)
+        base_node = base.grad_fn if base is not None else None
+        node_tag = recording.tag(node) if node is not None else None
+        base_tag = recording.tag(base_node) if base_node is not None else None
+        recording.mutations.append(
+            Mutation(
+                seq=next(recording.tags),
+                op=op,
+                frames=frames,
+                entry_file=entry_file,
+                version_before=version_before,
+                version_after=_version(tensor),
+                node_seq=node_tag.seq if node_tag else None,
+                node_name=node.name() if node is not None else "",
+                node_frames=node_tag.frames if node_tag else (),
+                output_nr=output_nr,
+                base_node_seq=base_tag.seq if base_tag else None,
+                shape=tuple(tensor.shape),
+                dtype=str(tensor.dtype),
+                is_leaf=tensor.is_leaf if node is None else False,
+                tensor=weakref.ref(tensor),
+                base=weakref.ref(base) if base is not None else None,
+            )
+        )
+
+    # Backward calls --------------------------------------------------------------------------
+
+    def _backward(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        recording = self.recording
+        first = args[0] if args else kwargs.get("tensors", kwargs.get("outputs"))
+        if isinstance(first, torch.Tensor):
+            tensors = [first]
+        elif isinstance(first, list | tuple):
+            tensors = [item for item in first if isinstance(item, torch.Tensor)]
+        else:
+            tensors = []
+        retain_at, create_at = _RETAIN_AT[func]
+        names = ("retain_graph", "create_graph")
+        retain, create = (
+            kwargs[name] if name in kwargs else args[at] if len(args) > at else None
+            for name, at in zip(names, (retain_at, create_at), strict=True)
+        )
+        frames, _ = user_frames(sys._getframe(1))
+        roots = [tensor.grad_fn for tensor in tensors]
+        seqs = tuple(recording.tag(root).seq if root is not None else None for root in roots)
+        record = Backward(
+            index=len(recording.backwards),
+            frames=frames,
+            retain=bool(retain if retain is not None else create),
+            epoch=recording.epoch,
+            root_seqs=seqs,
+            roots=roots,
+            tensors=tensors,
+        )
+        recording.current = record
+        if self.finite and recording.backward_nonfinite is None:
+            self._hook_nodes(roots)
+        result = func(*args, **kwargs)
+        record.tensors = []
+        record.finished = True
+        recording.current = None
+        recording.backwards.append(record)
+        if len(recording.backwards) > _KEEP_BACKWARDS:
+            recording.backwards[-_KEEP_BACKWARDS - 1].roots = []
+        if not record.retain:
+            recording.epoch += 1
+        return result
+
+    # Non-finite values -----------------------------------------------------------------------
+
+    def _check_forward(
+        self,
+        op: str,
+        inputs: list[torch.Tensor],
+        outputs: list[torch.Tensor],
+        frames: tuple[Where, ...],
+    ) -> None:
+        for index, output in enumerate(outputs):
+            kind = _nonfinite(output)
+            if kind:
+                finite = all(_nonfinite(tensor) is None for tensor in inputs)
+                self.recording.forward_nonfinite = NonFinite(
+                    "forward", op, index, kind, frames, finite
+                )
+                return
+
+    def _hook_nodes(self, roots: list[Any]) -> None:
+        """A post-hook on every node of the graph about to be differentiated, each knowing the
+        forward frames to report: its own, or those of the nearest tagged node above it (a
+        node built inside a library call)."""
+        recording = self.recording
+        stack: list[tuple[Any, tuple[Where, ...]]] = [(root, ()) for root in roots if root]
+        seen: set[int] = set()
+        while stack:
+            node, inherited = stack.pop()
+            tag = recording.tag(node)
+            if tag.seq in seen:
+                continue
+            seen.add(tag.seq)
+            frames = tag.frames or inherited
+            if not tag.hooked and node.name() != "torch::autograd::AccumulateGrad":
+                node.register_hook(self._node_hook(node.name(), frames))
+                tag.hooked = True
+            stack.extend((child, frames) for child, _ in node.next_functions if child is not None)
+
+    def _node_hook(self, name: str, frames: tuple[Where, ...]) -> Any:
+        recording = self.recording
+
+        def after_node(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:
+            if recording.backward_nonfinite is not None:
+                return
+            for index, grad in enumerate(grad_inputs):
+                kind = _nonfinite(grad) if isinstance(grad, torch.Tensor) else None
+                if kind:
+                    finite = all(
+                        _nonfinite(g) is None for g in grad_outputs if isinstance(g, torch.Tensor)
+                    )
+                    recording.backward_nonfinite = NonFinite(
+                        "backward", name, index, kind, frames, finite
+                    )
+                    return
+
+        return after_node
+
+    # Where graphs are cut --------------------------------------------------------------------
+
+    def _requires_grad(self, tensor: Any, value: bool) -> None:
+        if isinstance(tensor, torch.Tensor):
+            frames, _ = user_frames(sys._getframe(2))
+            self.recording.requires_grad_changes[tensor] = (value, frames)
+
+    def _cuts(self, inputs: list[torch.Tensor]) -> tuple[Origin, ...]:
+        origins = self.recording.origins
+        found = []
+        for tensor in inputs:
+            if tensor.grad_fn is None and not tensor.requires_grad:
+                origin = origins.get(tensor)
+                if origin is not None and origin not in found:
+                    found.append(origin)
+        return tuple(found)
+
+    def _origin(
+        self,
+        output: torch.Tensor,
+        op: str,
+        inputs: list[torch.Tensor],
+        args: tuple[Any, ...],
+        frames: tuple[Where, ...],
+    ) -> None:
+        recording = self.recording
+        if output.requires_grad:  # a leaf made by requires_grad_() or a factory: no cut
+            return
+        needing = [tensor for tensor in inputs if tensor.requires_grad]
+        origin: Origin | None = None
+        if needing:
+            node = needing[0].grad_fn
+            if op in ("detach", "detach_"):
+                origin = Origin(op, frames, "detach", node)
+            elif torch.is_inference_mode_enabled():
+                origin = Origin(op, frames, "inference-mode", node)
+            elif not torch.is_grad_enabled():
+                origin = Origin(op, frames, "no-grad", node)
+            else:
+                origin = Origin(op, frames, "non-differentiable", node)
+        else:
+            inherited = [recording.origins.get(tensor) for tensor in inputs]
+            origin = next((found for found in inherited if found is not None), None)
+            if origin is None and op in _FROM_VALUES:
+                item = self._item_among(args)
+                if item is not None:
+                    origin = Origin(op, frames, "item", None, item)
+            if origin is None:
+                frozen = [
+                    recording.requires_grad_changes.get(tensor)
+                    for tensor in inputs
+                    if isinstance(tensor, torch.nn.Parameter)
+                ]
+                change = next((c for c in frozen if c is not None and not c[0]), None)
+                if change is not None:
+                    origin = Origin(op, frames, "frozen", None, change[1])
+        if origin is not None:
+            recording.origins[output] = origin
+
+    def _item(self, tensor: torch.Tensor, value: object, frames: tuple[Where, ...]) -> None:
+        if tensor.requires_grad:
+            items = self.recording.items
+            items[id(value)] = (value, frames)  # the value is kept: its id stays its own
+            while len(items) > 256:
+                items.popitem(last=False)
+
+    def _item_among(self, args: tuple[Any, ...]) -> tuple[Where, ...] | None:
+        items = self.recording.items
+        values = list(args)
+        while values:
+            value = values.pop()
+            if isinstance(value, list | tuple):
+                values.extend(value)
+            elif id(value) in items and items[id(value)][0] is value:
+                return items[id(value)][1]
+        return None
+
+
+def _maybe_in_place(name: str, kwargs: dict[str, Any]) -> bool:
+    """A call that may change an argument: ``add_``, ``x[i] = v``, ``inplace=True``, ``out=``."""
+    return (
+        (name.endswith("_") and not name.endswith("__"))
+        or name == "__setitem__"
+        or kwargs.get("inplace") is True
+        or "out" in kwargs
+    )
+
+
+class Recorder:
+    """Records what the code run inside it does (see the module's docstring):
+
+    >>> with Recorder({"nodes", "mutations"}) as recording:  # doctest: +SKIP
+    ...     run_the_program()
+    """
+
+    def __init__(self, features: frozenset[str] | set[str] | tuple[str, ...]) -> None:
+        unknown = set(features) - FEATURES
+        if unknown:
+            raise ValueError(f"unknown features: {sorted(unknown)}")
+        self.recording = Recording(frozenset(features))
+        self._mode = _Mode(self.recording)
+        self._setattr: Any = None
+
+    def __enter__(self) -> Recording:
+        if "assignments" in self.recording.features:
+            self._wrap_setattr()
+        self._mode.__enter__()
+        return self.recording
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._mode.__exit__(*exc_info)
+        if self._setattr is not None:
+            torch.nn.Module.__setattr__ = self._setattr  # type: ignore[method-assign]
+            self._setattr = None
+
+    def _wrap_setattr(self) -> None:
+        recording = self.recording
+        original = self._setattr = torch.nn.Module.__setattr__
+
+        def __setattr__(module: torch.nn.Module, name: str, value: Any) -> None:
+            node = value.grad_fn if isinstance(value, torch.Tensor) else None
+            if node is not None or isinstance(value, torch.nn.Module):
+                frames, _ = user_frames(sys._getframe(1))
+                if node is not None:
+                    buffers = module.__dict__.get("_buffers", {})
+                    kind = "buffer" if name in buffers else "attribute"
+                else:
+                    kind = "module"
+                recording.assignments.append(
+                    Assignment(
+                        type(module).__name__,
+                        name,
+                        kind,
+                        frames,
+                        recording.tag(node).seq if node is not None else None,
+                    )
+                )
+            original(module, name, value)
+
+        torch.nn.Module.__setattr__ = __setattr__  # type: ignore[method-assign]
