@@ -28,7 +28,7 @@ usage: autograd-errors explain [TEXT ... | -] [--verbose] [--json [--echo]] [--b
        autograd-errors check [ID ...] [--json]
        autograd-errors record [--output DIR]
        autograd-errors translations status|stamp [ID ...] [--entries DIR]
-       autograd-errors run SCRIPT [ARG ...] | run -m MODULE [ARG ...]
+       autograd-errors run [--diagnose [--report FILE] [--lang en|zh]] SCRIPT [ARG ...] | -m MODULE [ARG ...]
        autograd-errors --help | --version
 """
 
@@ -47,7 +47,10 @@ commands:
   record    run them and write what this torch release raised to DIR/torch-<release>.json
             (DIR: the checkout's data/observed)
   run       run a Python script (or -m a module) as python would, explaining a known autograd
-            error after its traceback; argv, __main__ and the exit code are the script's own
+            error after its traceback; argv, __main__ and the exit code are the script's own.
+            --diagnose: also name the culprit, the line of your code where the error started
+            (the program runs again, instrumented, after such a failure); --report FILE writes
+            it as JSON
   translations status   list the entries' missing and stale zh_CN translations (exit 1 if any)
   translations stamp    record that the translations of the IDs (default: all) are up to date
 
@@ -248,6 +251,12 @@ def _run_program(argv: list[str]) -> int:
 
     from autograd_errors import hooks
 
+    from autograd_errors.diagnosis.session import run_options
+
+    try:
+        diagnosis, argv = run_options(argv)
+    except ValueError as error:
+        raise UsageError(f"run: {error}", show_usage=False) from None
     if not argv or argv[0] in ("-h", "--help") or argv == ["-m"]:
         raise UsageError("run needs a script, or -m and a module")
     module = argv[0] == "-m"
@@ -269,6 +278,8 @@ def _run_program(argv: list[str]) -> int:
         sys.argv = [target, *args]
         sys.path.insert(0, os.path.dirname(os.path.abspath(target)))
     hooks.install(warnings=True)
+    if diagnosis:
+        diagnosis.start(target, args, module)
     try:
         if module:
             runpy.run_module(target, run_name="__main__", alter_sys=True)
@@ -279,7 +290,12 @@ def _run_program(argv: list[str]) -> int:
     except BaseException as error:  # noqa: BLE001 - the program's error, reported as Python would
         error.__traceback__ = _program_frames(error.__traceback__, runpy.__file__)
         sys.excepthook(type(error), error, error.__traceback__)
+        if diagnosis:
+            diagnosis.failed(error)
         return 130 if isinstance(error, KeyboardInterrupt) else EXIT_NO_MATCH
+    finally:
+        if diagnosis:
+            diagnosis.finish()
     return EXIT_OK
 
 

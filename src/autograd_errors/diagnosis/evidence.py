@@ -172,3 +172,40 @@ def saved_errors(node: Any) -> list[tuple[str, str]]:
         except Exception:  # noqa: BLE001, S112 - an attribute that is not a tensor
             continue
     return found
+
+
+def lookup(frame: Any, dotted: str) -> Any:
+    """The value of ``w`` or ``self.fc.weight`` in a live frame, or None. Only names and
+    attributes are read (no call, no subscript): reading is all a diagnosis does."""
+    import warnings
+
+    first, *rest = dotted.split(".")
+    scopes = (frame.f_locals, frame.f_globals, frame.f_builtins)
+    value = next((scope[first] for scope in scopes if first in scope), None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # .grad of a non-leaf warns; the program's own did
+        for name in rest:
+            try:
+                value = getattr(value, name)
+            except Exception:  # noqa: BLE001 - a property that fails is not evidence
+                return None
+    return value
+
+
+def grad_reads(path: str, line: int) -> list[str]:
+    """The names whose ``.grad`` the statement at ``line`` reads: ``w`` in ``w -= lr * w.grad``,
+    ``p`` in ``p.grad.zero_()``."""
+    import ast
+
+    from autograd_errors.diagnosis.source import dotted_name, statement_at
+
+    statement = statement_at(path, line)
+    if statement is None:
+        return []
+    found = []
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Attribute) and node.attr == "grad":
+            name = dotted_name(node.value)
+            if name and name not in found:
+                found.append(name)
+    return found

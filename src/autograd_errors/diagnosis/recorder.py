@@ -139,6 +139,7 @@ class NonFinite:
     kind: str  # inf, nan
     frames: tuple[Where, ...]
     inputs_finite: bool
+    epoch: int  # the recording's epoch when it was seen
 
 
 class Recording:
@@ -405,12 +406,12 @@ class _Mode(TorchFunctionMode):
         outputs: list[torch.Tensor],
         frames: tuple[Where, ...],
     ) -> None:
+        # Only a NaN: an infinity in the forward pass is often meant (a -inf attention mask).
         for index, output in enumerate(outputs):
-            kind = _nonfinite(output)
-            if kind:
-                finite = all(_nonfinite(tensor) is None for tensor in inputs)
+            if _nonfinite(output) == "nan":
+                finite = all(_nonfinite(tensor) != "nan" for tensor in inputs)
                 self.recording.forward_nonfinite = NonFinite(
-                    "forward", op, index, kind, frames, finite
+                    "forward", op, index, "nan", frames, finite, self.recording.epoch
                 )
                 return
 
@@ -446,7 +447,7 @@ class _Mode(TorchFunctionMode):
                         _nonfinite(g) is None for g in grad_outputs if isinstance(g, torch.Tensor)
                     )
                     recording.backward_nonfinite = NonFinite(
-                        "backward", name, index, kind, frames, finite
+                        "backward", name, index, kind, frames, finite, recording.epoch
                     )
                     return
 

@@ -112,8 +112,7 @@ def backward_twice(failure: Failure, recording: Recording | None) -> Diagnosis:
             culprits,
             pick(assignment.frames),
             "carried-over",
-            "diagnose.what.assigned",
-            kind=assignment.kind,
+            f"diagnose.what.assigned_{assignment.kind}",
             name=assignment.name,
             owner=assignment.owner,
         )
@@ -155,3 +154,59 @@ def _shared_trunk(
     if not culprits:
         return nothing(failure.entry, Note("diagnose.note.no_carried"))
     return Diagnosis(failure.entry, "shared-trunk", tuple(culprits))
+
+
+# no-grad-fn ----------------------------------------------------------------------------------
+
+#: The common cause of no-grad-fn that each reason for a cut supports.
+_CUT_CAUSES = {
+    "no-grad": "no-grad-mode",
+    "inference-mode": "no-grad-mode",
+    "detach": "frozen-or-detached",
+    "frozen": "frozen-or-detached",
+    "non-differentiable": "non-differentiable-loss",
+    "item": "rewrapped-loss",
+}
+
+
+def cut_culprits(origin: Origin) -> list[Culprit]:
+    """The lines where the graph was cut, for ``origin``: the ``no_grad`` block around it (or
+    the line that froze the parameters, or the ``.item()`` call), then the operation."""
+    culprits: list[Culprit] = []
+    if origin.reason in ("no-grad", "inference-mode"):
+        for path, line, function in origin.frames:
+            block = no_grad_line(path, line)
+            if block is not None:
+                _append(culprits, (path, block, function), "no-grad", "diagnose.what.no_grad")
+                break
+    elif origin.reason == "frozen":
+        _append(culprits, pick(origin.item_frames), "frozen", "diagnose.what.frozen")
+    elif origin.reason == "item":
+        _append(culprits, pick(origin.item_frames), "graph-cut", "diagnose.what.item")
+    key = "diagnose.what.cut_" + origin.reason.replace("-", "_")
+    _append(culprits, pick(origin.frames), "graph-cut", key, op=origin.op)
+    return culprits
+
+
+@probe("no-grad-fn", records=("nodes", "backward", "provenance"))
+def no_grad_fn(failure: Failure, recording: Recording | None) -> Diagnosis:
+    if recording is None:
+        return not_recorded(failure)
+    failing = recording.current
+    if failing is None:
+        return nothing(failure.entry, Note("diagnose.note.no_backward"))
+    index = int(failure.fields.get("index", "0") or 0)
+    tensors = [tensor for tensor in failing.tensors if tensor.grad_fn is None]
+    tensor = failing.tensors[index] if index < len(failing.tensors) else None
+    if tensor is None or tensor.grad_fn is not None:
+        tensor = tensors[0] if tensors else None
+    origin = recording.origins.get(tensor) if tensor is not None else None
+    if origin is None:
+        return nothing(failure.entry, Note("diagnose.note.no_cut"))
+    culprits = cut_culprits(origin)
+    if not culprits:
+        return nothing(failure.entry, Note("diagnose.note.no_cut"))
+    cause = _CUT_CAUSES.get(origin.reason)
+    if cause == "no-grad-mode" and culprits[0].role != "no-grad":
+        cause = None  # torch ran it without grad, not a block of the user's: checkpointing?
+    return Diagnosis(failure.entry, cause, tuple(culprits))

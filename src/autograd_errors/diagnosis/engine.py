@@ -1,0 +1,108 @@
+"""The engine's calls: each surface diagnoses with one of them.
+
+- :func:`diagnose_failure`: an exception that reached the top, and how to run the program
+  again. Errors raised where the bug is are diagnosed from their own traceback; the others
+  need an instrumented run, which :func:`autograd_errors.diagnosis.rerun.rerun` makes
+  (``run --diagnose``, ``install(diagnose=True)``).
+- :func:`recorder_for` and :func:`diagnose`: record in this process, then diagnose what
+  failed inside (a notebook cell run again, a test run again).
+
+Each returns a :class:`~.findings.Diagnosis`, or None for an error the catalog does not know
+(then there is nothing to say). Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from autograd_errors.diagnosis.findings import Diagnosis, Note, nothing
+
+if TYPE_CHECKING:
+    from autograd_errors.diagnosis.failure import Failure
+    from autograd_errors.diagnosis.recorder import Recorder, Recording
+    from autograd_errors.diagnosis.rerun import Command
+
+#: Set in the environment of an instrumented run: a diagnosis never starts another from it.
+NESTED = "AUTOGRAD_ERRORS_DIAGNOSING"
+
+
+def features_for(entry: str | None) -> frozenset[str]:
+    """What must be recorded to diagnose ``entry`` (every feature for None); empty when its
+    probe needs no recording, or there is no probe."""
+    from autograd_errors.diagnosis.registry import probe_for
+
+    if entry is None:
+        from autograd_errors.diagnosis.recorder import FEATURES
+
+        return FEATURES
+    found = probe_for(entry)
+    return found.records if found is not None else frozenset()
+
+
+def recorder_for(entry: str | None = None) -> Recorder:
+    """A :class:`~.recorder.Recorder` that records what diagnosing ``entry`` needs (all of it
+    for None), to run code inside: ``with recorder_for(entry) as recording: ...``."""
+    from autograd_errors.diagnosis.recorder import Recorder
+
+    return Recorder(features_for(entry))
+
+
+def diagnose(
+    error: BaseException, recording: Recording | None = None, *, thread: str | None = None
+) -> Diagnosis | None:
+    """The diagnosis of ``error``, from its traceback and from ``recording`` (made while it
+    happened) when there is one."""
+    from autograd_errors.diagnosis.failure import failure_of
+
+    failure = failure_of(error, thread=thread)
+    return None if failure is None else _probe(failure, recording)
+
+
+def _probe(failure: Failure, recording: Recording | None) -> Diagnosis:
+    from autograd_errors.diagnosis.registry import probe_for
+
+    found = probe_for(failure.entry)
+    if found is None:
+        return nothing(failure.entry, Note("diagnose.note.no_probe"))
+    return found(failure, recording)
+
+
+def diagnose_failure(
+    error: BaseException, command: Command | None, *, thread: str | None = None
+) -> Diagnosis | None:
+    """The diagnosis of ``error``, which ended the program ``command`` runs (None: it cannot be
+    run again): from its traceback when that is enough, else by running it again,
+    instrumented."""
+    from autograd_errors.diagnosis.failure import failure_of
+    from autograd_errors.diagnosis.registry import probe_for
+
+    failure = failure_of(error, thread=thread)
+    if failure is None:
+        return None
+    found = probe_for(failure.entry)
+    if found is None or not found.records or failure.elsewhere:
+        return _probe(failure, None)
+    if os.environ.get(NESTED):
+        return nothing(failure.entry, Note("diagnose.note.nested"))
+    if command is None:
+        return _probe(failure, None)
+    from autograd_errors.diagnosis.rerun import rerun
+
+    return rerun(command, failure.entry)
+
+
+def rerun_result(error: BaseException | None, entry: str, recording: Recording) -> Diagnosis:
+    """In the instrumented run: the diagnosis of the error it ended with, which must be the
+    entry the first run failed with."""
+    from autograd_errors.diagnosis.failure import failure_of
+
+    if error is None:
+        return nothing(entry, Note("diagnose.note.rerun_passed"))
+    failure = failure_of(error)
+    if failure is None or failure.entry != entry:
+        what = failure.entry if failure is not None else type(error).__name__
+        return nothing(entry, Note("diagnose.note.rerun_differed", {"error": what}))
+    return _probe(failure, recording)
+
+
