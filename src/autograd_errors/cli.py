@@ -28,7 +28,8 @@ usage: autograd-errors explain [TEXT ... | -] [--verbose] [--json [--echo]] [--b
        autograd-errors check [ID ...] [--json]
        autograd-errors record [--output DIR]
        autograd-errors translations status|stamp [ID ...] [--entries DIR]
-       autograd-errors run [--diagnose [--report FILE] [--lang en|zh]] SCRIPT [ARG ...] | -m MODULE [ARG ...]
+       autograd-errors run [--diagnose [--report FILE] [--lang en|zh]]
+                           SCRIPT [ARG ...] | -m MODULE [ARG ...]
        autograd-errors --help | --version
 """
 
@@ -250,7 +251,6 @@ def _run_program(argv: list[str]) -> int:
     import runpy
 
     from autograd_errors import hooks
-
     from autograd_errors.diagnosis.session import run_options
 
     try:

@@ -112,7 +112,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "diagnose.what.changed": {
         "en": "`{op}` changed the saved tensor ({tensor}) in place, from version {before} to "
         "{after}.",
-        "zh_CN": "`{op}` 原地修改了为反向传播保存的张量（{tensor}），版本从 {before} 变为 {after}。",
+        "zh_CN": "`{op}` 原地修改了为反向传播保存的张量（{tensor}），"
+        "版本从 {before} 变为 {after}。",
     },
     "diagnose.what.saved": {
         "en": "Here {node} saved it for backward, at version {version}.",
@@ -131,12 +132,14 @@ STRINGS: dict[str, dict[str, str]] = {
     "diagnose.what.total": {
         "en": "The running total keeps the graph of every earlier step ({node}), which their "
         "backward freed.",
-        "zh_CN": "累计的总和保留着之前每一步的计算图（{node}），而那些计算图已被它们的反向传播释放。",
+        "zh_CN": "累计的总和保留着之前每一步的计算图（{node}），"
+        "而那些计算图已被它们的反向传播释放。",
     },
     "diagnose.what.not_detached": {
         "en": "This loss went through the graph ({node}) without `.detach()`: its backward "
         "freed that graph.",
-        "zh_CN": "这个 loss 没有经过 `.detach()` 就用到了这部分计算图（{node}）：它的反向传播释放了这部分计算图。",
+        "zh_CN": "这个 loss 没有经过 `.detach()` 就用到了这部分计算图（{node}）："
+        "它的反向传播释放了这部分计算图。",
     },
     "diagnose.what.built_once": {
         "en": "Built once ({node}), before the first backward, and used by every step.",
@@ -197,7 +200,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "diagnose.what.non_leaf": {
         "en": "`{tensor}` is the result of this operation ({node}), a non-leaf: the gradient "
         "goes to the tensor created with `requires_grad=True`.",
-        "zh_CN": "`{tensor}` 是这个操作的结果（{node}），一个非叶子张量：梯度进入的是用 `requires_grad=True` 创建的那个张量。",
+        "zh_CN": "`{tensor}` 是这个操作的结果（{node}），一个非叶子张量："
+        "梯度进入的是用 `requires_grad=True` 创建的那个张量。",
     },
     "diagnose.what.forward_nan": {
         "en": "`{op}` returned NaN in the forward pass already.",
@@ -212,7 +216,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Anomaly mode names {node}, built here.",
         "zh_CN": "异常检测报告的是在这里构建的 {node}。",
     },
-    "diagnose.what.raised": {"en": "Torch raised the error here.", "zh_CN": "torch 在这里抛出报错。"},
+    "diagnose.what.raised": {
+        "en": "Torch raised the error here.",
+        "zh_CN": "torch 在这里抛出报错。",
+    },
     "diagnose.what.raised_tensor": {
         "en": "Torch raised the error here, about `{tensor}` ({shape}).",
         "zh_CN": "torch 在这里抛出报错，涉及 `{tensor}`（{shape}）。",
@@ -239,7 +246,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "diagnose.note.no_cut": {
         "en": "No recorded operation cut the graph of the tensor passed to `backward()`: nothing "
         "on its way required grad.",
-        "zh_CN": "没有记录到切断传给 `backward()` 的张量的计算图的操作：它的来路上没有需要梯度的张量。",
+        "zh_CN": "没有记录到切断传给 `backward()` 的张量的计算图的操作："
+        "它的来路上没有需要梯度的张量。",
     },
     "diagnose.note.no_tensor": {
         "en": "The tensor the error is about could not be found in the frame that raised it.",
@@ -264,12 +272,14 @@ STRINGS: dict[str, dict[str, str]] = {
     "diagnose.note.worker": {
         "en": "Raised in DataLoader worker process {worker}: diagnosis records only the main "
         "process, so what happened there was not seen.",
-        "zh_CN": "报错发生在 DataLoader 的 worker 进程 {worker} 中：诊断只记录主进程，看不到那里发生了什么。",
+        "zh_CN": "报错发生在 DataLoader 的 worker 进程 {worker} 中：诊断只记录主进程，"
+        "看不到那里发生了什么。",
     },
     "diagnose.note.worker_line": {
         "en": "Raised in DataLoader worker process {worker}: the line is read from the worker's "
         "traceback; diagnosis records only the main process.",
-        "zh_CN": "报错发生在 DataLoader 的 worker 进程 {worker} 中：这一行取自 worker 的回溯信息（traceback）；诊断只记录主进程。",
+        "zh_CN": "报错发生在 DataLoader 的 worker 进程 {worker} 中："
+        "这一行取自 worker 的回溯信息（traceback）；诊断只记录主进程。",
     },
     "diagnose.note.thread": {
         "en": "Raised in {thread}: diagnosis records the main thread only, so the operations "

@@ -1,7 +1,8 @@
 """The instrumented run (started by :mod:`.rerun`): ``RESULT ENTRY SCRIPT [ARG ...]`` or
 ``RESULT ENTRY -m MODULE [ARG ...]``. Runs the program as ``python`` would, inside a
-:class:`~.recorder.Recorder` armed for ``ENTRY``'s probe, and writes the diagnosis of the
-error it ends with to ``RESULT``. Its own exit code means nothing."""
+:class:`~.recorder.Recorder` armed for ``ENTRY``'s probe (``*``: everything a recorder records,
+which the tests and the benchmark use), and writes the diagnosis of the error it ends with to
+``RESULT``. Its own exit code means nothing."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def main(argv: list[str]) -> int:
     module = program[0] == "-m"
     target, args = (program[1], program[2:]) if module else (program[0], program[1:])
     error: BaseException | None = None
-    with recorder_for(entry) as recording:
+    with recorder_for(None if entry == "*" else entry) as recording:
         try:
             _run(target, module, args)
         except SystemExit:

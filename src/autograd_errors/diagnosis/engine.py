@@ -104,5 +104,3 @@ def rerun_result(error: BaseException | None, entry: str, recording: Recording) 
         what = failure.entry if failure is not None else type(error).__name__
         return nothing(entry, Note("diagnose.note.rerun_differed", {"error": what}))
     return _probe(failure, recording)
-
-

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from autograd_errors.diagnosis.failure import Failure
-
     from autograd_errors.diagnosis.recorder import Recording, Tag, Where
 
 #: Nodes walked at most, in one graph.
@@ -101,7 +100,9 @@ class Graph:
         self.nodes: dict[int, Any] = {}
         self.parent: dict[int, int | None] = {}
         self.order: list[int] = []
-        stack: collections.deque[tuple[Any, int | None]] = collections.deque((root, None) for root in roots if root is not None)
+        stack: collections.deque[tuple[Any, int | None]] = collections.deque(
+            (root, None) for root in roots if root is not None
+        )
         while stack and len(self.order) < WALK_LIMIT:
             node, parent = stack.popleft()
             above = recording.tag(self.nodes[parent]).epoch if parent is not None else None
@@ -169,7 +170,7 @@ def saved_errors(node: Any) -> list[tuple[str, str]]:
             getattr(node, name)
         except RuntimeError as error:
             found.append((name, str(error)))
-        except Exception:  # noqa: BLE001, S112 - an attribute that is not a tensor
+        except Exception:  # noqa: BLE001 - an attribute that is not a tensor
             continue
     return found
 

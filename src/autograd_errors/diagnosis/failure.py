@@ -63,7 +63,7 @@ def _entry_of(text: str) -> tuple[str, dict[str, str]] | None:
 
 
 def _thread_of(trace: TracebackType | None) -> str | None:
-    """"a thread" when the traceback went through a thread's ``run`` (an exception re-raised
+    """ "a thread" when the traceback went through a thread's ``run`` (an exception re-raised
     by ``concurrent.futures``), else None."""
     while trace is not None:
         filename = trace.tb_frame.f_code.co_filename.replace("\\", "/")
@@ -94,7 +94,5 @@ def failure_of(error: BaseException, *, thread: str | None = None) -> Failure | 
         recognised = recognise(candidate)
         if recognised is not None:
             entry, fields = recognised
-            return Failure(
-                candidate, entry, fields, thread or _thread_of(candidate.__traceback__)
-            )
+            return Failure(candidate, entry, fields, thread or _thread_of(candidate.__traceback__))
     return None

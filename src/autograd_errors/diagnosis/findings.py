@@ -71,7 +71,8 @@ class Culprit:
     def from_dict(cls, data: dict[str, object]) -> Culprit:
         what = data.get("what")
         line = data["line"]
-        assert isinstance(line, int) and isinstance(what, dict | None)
+        assert isinstance(line, int)
+        assert isinstance(what, dict | None)
         return cls(
             str(data["path"]),
             line,
@@ -122,7 +123,8 @@ class Diagnosis:
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> Diagnosis:
         culprits, notes, seconds = data["culprits"], data["notes"], data.get("rerun_seconds")
-        assert isinstance(culprits, list) and isinstance(notes, list)
+        assert isinstance(culprits, list)
+        assert isinstance(notes, list)
         assert isinstance(seconds, float | int | None)
         entry, cause = data.get("entry"), data.get("cause")
         return cls(

@@ -48,10 +48,14 @@ TAG_KEY = "autograd_errors"
 #: A frame of the user's code: file, line, function.
 Where = tuple[str, int, str]
 
-_GETSET = type(torch.Tensor.grad)
+_GETSET: Any = type(torch.Tensor.grad)  # getset_descriptor
 _BACKWARDS = (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad)
 #: Where ``retain_graph`` and ``create_graph`` sit among each backward function's arguments.
-_RETAIN_AT = {torch.Tensor.backward: (2, 3), torch.autograd.backward: (2, 3), torch.autograd.grad: (3, 4)}
+_RETAIN_AT = {
+    torch.Tensor.backward: (2, 3),
+    torch.autograd.backward: (2, 3),
+    torch.autograd.grad: (3, 4),
+}
 #: Factories that build a tensor from Python values (a ``.item()`` result among them cuts).
 _FROM_VALUES = frozenset(("tensor", "as_tensor", "scalar_tensor", "new_tensor", "full", "Tensor"))
 _USER_FRAMES = 6  # kept per record: the innermost user frames, innermost first
@@ -153,14 +157,17 @@ class Recording:
         self.backwards: list[Backward] = []
         self.current: Backward | None = None
         self.assignments: collections.deque[Assignment] = collections.deque(maxlen=50_000)
-        self.origins: WeakIdKeyDictionary = WeakIdKeyDictionary()
-        self.requires_grad_changes: WeakIdKeyDictionary = WeakIdKeyDictionary()
+        # torch's WeakIdKeyDictionary has no type annotations: tensor -> Origin, and
+        # tensor -> (requires_grad, frames) of its last change.
+        self.origins: Any = WeakIdKeyDictionary()
+        self.requires_grad_changes: Any = WeakIdKeyDictionary()
         self.items: collections.OrderedDict[int, tuple[object, tuple[Where, ...]]] = (
             collections.OrderedDict()
         )
         self.forward_nonfinite: NonFinite | None = None
         self.backward_nonfinite: NonFinite | None = None
         self.calls = 0
+        self.broken: str | None = None  # the recorder's own failure, which stopped it
 
     # Reading nodes ---------------------------------------------------------------------------
 
@@ -238,12 +245,35 @@ def _name(func: Any) -> str:
 
 
 def _nonfinite(tensor: torch.Tensor) -> str | None:
-    """"inf" or "nan" when the tensor holds one, else None."""
+    """ "inf" or "nan" when the tensor holds one, else None."""
     if not tensor.is_floating_point() and not tensor.is_complex():
         return None
     if tensor.numel() == 0 or bool(torch.isfinite(tensor).all()):
         return None
     return "nan" if bool(torch.isnan(tensor).any()) else "inf"
+
+
+class _Call:
+    """What :meth:`_Mode._before` noted of a call, for :meth:`_Mode._after`."""
+
+    __slots__ = ("args", "before", "name", "tensors", "versions")
+
+    def __init__(
+        self,
+        name: str,
+        args: tuple[Any, ...],
+        tensors: list[torch.Tensor],
+        versions: list[int],
+        before: list[tuple[Any, int, Any]] | None,
+    ) -> None:
+        self.name = name
+        self.args = args
+        self.tensors = tensors
+        self.versions = versions
+        self.before = before
+
+
+_BACKWARD_CALL = object()
 
 
 class _Mode(TorchFunctionMode):
@@ -266,14 +296,39 @@ class _Mode(TorchFunctionMode):
     ) -> Any:
         kwargs = kwargs or {}
         recording = self.recording
-        recording.calls += 1
-        descriptor = getattr(func, "__self__", None)
+        if recording.broken is not None:
+            return func(*args, **kwargs)
+        caller = sys._getframe(1)
+        # The call itself is the program's, and its errors are; a failure of the bookkeeping
+        # around it must not become one: it stops the recording instead.
+        try:
+            call = self._before(func, args, kwargs, caller)
+        except Exception as error:  # noqa: BLE001 - see __torch_function__
+            recording.broken = repr(error)
+            return func(*args, **kwargs)
+        if call is None:
+            return func(*args, **kwargs)
+        if call is _BACKWARD_CALL:
+            return self._backward(func, args, kwargs, caller)
+        assert isinstance(call, _Call)
+        result = func(*args, **kwargs)
+        try:
+            self._after(call, result, caller)
+        except Exception as error:  # noqa: BLE001 - see __torch_function__
+            recording.broken = repr(error)
+        return result
+
+    def _before(
+        self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], caller: Any
+    ) -> _Call | object | None:
+        self.recording.calls += 1
+        descriptor: Any = getattr(func, "__self__", None)
         if type(descriptor) is _GETSET:  # tensor.grad, tensor.requires_grad = False, ...
             if self.provenance and descriptor.__name__ == "requires_grad" and len(args) == 2:
-                self._requires_grad(args[0], bool(args[1]))
-            return func(*args, **kwargs)
+                self._requires_grad(args[0], bool(args[1]), caller)
+            return None
         if self.backward and func in _BACKWARDS:
-            return self._backward(func, args, kwargs)
+            return _BACKWARD_CALL
         name = _name(func)
         tensors = _tensors(args, kwargs)
         versions = [_version(tensor) for tensor in tensors] if self.mutations else []
@@ -283,23 +338,26 @@ class _Mode(TorchFunctionMode):
             else None
         )
         if self.provenance and name == "requires_grad_":
-            self._requires_grad(args[0], bool(args[1]) if len(args) > 1 else True)
-        result = func(*args, **kwargs)
+            self._requires_grad(args[0], bool(args[1]) if len(args) > 1 else True, caller)
+        return _Call(name, args, tensors, versions, before)
+
+    def _after(self, call: _Call, result: Any, caller: Any) -> None:
+        recording = self.recording
+        name, tensors = call.name, call.tensors
         frames: tuple[Where, ...] | None = None
-        entry_file = ""
         if self.mutations:
             for index, tensor in enumerate(tensors):
-                if _version(tensor) != versions[index]:
+                if _version(tensor) != call.versions[index]:
                     if frames is None:
-                        frames, entry_file = user_frames(sys._getframe(1))
-                    self._mutation(name, tensor, versions[index], before, index, frames, entry_file)
+                        frames, entry_file = user_frames(caller)
+                    self._mutation(call, index, frames, entry_file)
         outputs = _outputs(result)
         if self.nodes and outputs:
             if frames is None:
-                frames, entry_file = user_frames(sys._getframe(1))
+                frames, _ = user_frames(caller)
             cuts = self._cuts(tensors) if self.provenance else ()
             for output in outputs:
-                node = output.grad_fn
+                node: Any = output.grad_fn
                 if node is not None:
                     metadata = node.metadata
                     if TAG_KEY not in metadata:
@@ -307,29 +365,25 @@ class _Mode(TorchFunctionMode):
                             next(recording.tags), recording.epoch, name, frames, cuts
                         )
                 elif self.provenance:
-                    self._origin(output, name, tensors, args, frames)
+                    self._origin(output, name, tensors, call.args, frames)
             if self.finite and recording.forward_nonfinite is None:
                 self._check_forward(name, tensors, outputs, frames)
         elif self.provenance and name == "item" and tensors:
-            if frames is None:
-                frames, entry_file = user_frames(sys._getframe(1))
-            self._item(tensors[0], result, frames)
-        return result
+            self._item(tensors[0], result, user_frames(caller)[0])
 
     # In-place changes ------------------------------------------------------------------------
 
     def _mutation(
-        self,
-        op: str,
-        tensor: torch.Tensor,
-        version_before: int,
-        before: list[tuple[Any, int, Any]] | None,
-        index: int,
-        frames: tuple[Where, ...],
-        entry_file: str,
+        self, call: _Call, index: int, frames: tuple[Where, ...], entry_file: str
     ) -> None:
         recording = self.recording
-        node, output_nr, base = before[index] if before else (tensor.grad_fn, tensor.output_nr, tensor._base)
+        tensor = call.tensors[index]
+        if call.before:
+            node, output_nr, base = call.before[index]
+        else:
+            node, output_nr, base = tensor.grad_fn, tensor.output_nr, tensor._base
+        version_before = call.versions[index]
+        op = call.name
         base_node = base.grad_fn if base is not None else None
         node_tag = recording.tag(node) if node is not None else None
         base_tag = recording.tag(base_node) if base_node is not None else None
@@ -356,7 +410,29 @@ class _Mode(TorchFunctionMode):
 
     # Backward calls --------------------------------------------------------------------------
 
-    def _backward(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def _backward(
+        self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], caller: Any
+    ) -> Any:
+        recording = self.recording
+        try:
+            record = self._backward_record(func, args, kwargs, caller)
+        except Exception as error:  # noqa: BLE001 - see __torch_function__
+            recording.broken = repr(error)
+            return func(*args, **kwargs)
+        result = func(*args, **kwargs)
+        record.tensors = []
+        record.finished = True
+        recording.current = None
+        recording.backwards.append(record)
+        if len(recording.backwards) > _KEEP_BACKWARDS:
+            recording.backwards[-_KEEP_BACKWARDS - 1].roots = []
+        if not record.retain:
+            recording.epoch += 1
+        return result
+
+    def _backward_record(
+        self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], caller: Any
+    ) -> Backward:
         recording = self.recording
         first = args[0] if args else kwargs.get("tensors", kwargs.get("outputs"))
         if isinstance(first, torch.Tensor):
@@ -371,7 +447,7 @@ class _Mode(TorchFunctionMode):
             kwargs[name] if name in kwargs else args[at] if len(args) > at else None
             for name, at in zip(names, (retain_at, create_at), strict=True)
         )
-        frames, _ = user_frames(sys._getframe(1))
+        frames, _ = user_frames(caller)
         roots = [tensor.grad_fn for tensor in tensors]
         seqs = tuple(recording.tag(root).seq if root is not None else None for root in roots)
         record = Backward(
@@ -386,16 +462,7 @@ class _Mode(TorchFunctionMode):
         recording.current = record
         if self.finite and recording.backward_nonfinite is None:
             self._hook_nodes(roots)
-        result = func(*args, **kwargs)
-        record.tensors = []
-        record.finished = True
-        recording.current = None
-        recording.backwards.append(record)
-        if len(recording.backwards) > _KEEP_BACKWARDS:
-            recording.backwards[-_KEEP_BACKWARDS - 1].roots = []
-        if not record.retain:
-            recording.epoch += 1
-        return result
+        return record
 
     # Non-finite values -----------------------------------------------------------------------
 
@@ -438,8 +505,14 @@ class _Mode(TorchFunctionMode):
         recording = self.recording
 
         def after_node(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:
-            if recording.backward_nonfinite is not None:
+            if recording.backward_nonfinite is not None or recording.broken is not None:
                 return
+            try:
+                check(grad_inputs, grad_outputs)
+            except Exception as error:  # noqa: BLE001 - see __torch_function__
+                recording.broken = repr(error)
+
+        def check(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:
             for index, grad in enumerate(grad_inputs):
                 kind = _nonfinite(grad) if isinstance(grad, torch.Tensor) else None
                 if kind:
@@ -455,9 +528,9 @@ class _Mode(TorchFunctionMode):
 
     # Where graphs are cut --------------------------------------------------------------------
 
-    def _requires_grad(self, tensor: Any, value: bool) -> None:
+    def _requires_grad(self, tensor: Any, value: bool, caller: Any) -> None:
         if isinstance(tensor, torch.Tensor):
-            frames, _ = user_frames(sys._getframe(2))
+            frames, _ = user_frames(caller)
             self.recording.requires_grad_changes[tensor] = (value, frames)
 
     def _cuts(self, inputs: list[torch.Tensor]) -> tuple[Origin, ...]:
@@ -559,11 +632,11 @@ class Recorder:
     def __enter__(self) -> Recording:
         if "assignments" in self.recording.features:
             self._wrap_setattr()
-        self._mode.__enter__()
+        self._mode.__enter__()  # type: ignore[no-untyped-call]
         return self.recording
 
     def __exit__(self, *exc_info: object) -> None:
-        self._mode.__exit__(*exc_info)
+        self._mode.__exit__(*exc_info)  # type: ignore[no-untyped-call]
         if self._setattr is not None:
             torch.nn.Module.__setattr__ = self._setattr  # type: ignore[method-assign]
             self._setattr = None
@@ -572,24 +645,24 @@ class Recorder:
         recording = self.recording
         original = self._setattr = torch.nn.Module.__setattr__
 
-        def __setattr__(module: torch.nn.Module, name: str, value: Any) -> None:
+        def note(module: torch.nn.Module, name: str, value: Any, caller: Any) -> None:
             node = value.grad_fn if isinstance(value, torch.Tensor) else None
-            if node is not None or isinstance(value, torch.nn.Module):
-                frames, _ = user_frames(sys._getframe(1))
-                if node is not None:
-                    buffers = module.__dict__.get("_buffers", {})
-                    kind = "buffer" if name in buffers else "attribute"
-                else:
-                    kind = "module"
-                recording.assignments.append(
-                    Assignment(
-                        type(module).__name__,
-                        name,
-                        kind,
-                        frames,
-                        recording.tag(node).seq if node is not None else None,
-                    )
-                )
+            if node is None and not isinstance(value, torch.nn.Module):
+                return
+            frames, _ = user_frames(caller)
+            if node is not None:
+                kind = "buffer" if name in module.__dict__.get("_buffers", {}) else "attribute"
+            else:
+                kind = "module"
+            seq = recording.tag(node).seq if node is not None else None
+            recording.assignments.append(Assignment(type(module).__name__, name, kind, frames, seq))
+
+        def __setattr__(module: torch.nn.Module, name: str, value: Any) -> None:
+            if recording.broken is None:
+                try:
+                    note(module, name, value, sys._getframe(1))
+                except Exception as error:  # noqa: BLE001 - see _Mode.__torch_function__
+                    recording.broken = repr(error)
             original(module, name, value)
 
-        torch.nn.Module.__setattr__ = __setattr__  # type: ignore[method-assign]
+        torch.nn.Module.__setattr__ = __setattr__  # type: ignore[method-assign, assignment]

@@ -44,7 +44,9 @@ def culprit_text(diagnosis: Diagnosis, language: str, style: Style, width: int) 
         if found.what is not None:
             out += _paragraphs(sentence(found.what), width, "    ")
     if diagnosis.cause is not None:
-        out += _paragraphs(f"{label('diagnose.cause')}{_cause_text(diagnosis, language)}", width, "  ")
+        out += _paragraphs(
+            f"{label('diagnose.cause')}{_cause_text(diagnosis, language)}", width, "  "
+        )
     if not diagnosis.culprits:
         out.append("  " + ui("diagnose.nothing", language))
     for note in diagnosis.notes:

@@ -126,21 +126,23 @@ def no_grad_line(path: str, line: int) -> int | None:
     module = tree(path)
     if module is None:
         return None
-    best: tuple[int, int] | None = None  # (start of the body, line to report)
+    found: list[tuple[int, int]] = []  # (start of the body, line to report)
     for node in ast.walk(module):
         if isinstance(node, ast.With | ast.AsyncWith) and node.body:
             first, last = node.body[0].lineno, node.body[-1].end_lineno or node.lineno
             if first <= line <= last and any(
                 _mentions_no_grad(item.context_expr) for item in node.items
             ):
-                if best is None or first > best[0]:
-                    best = (first, node.lineno)
+                found.append((first, node.lineno))
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
             first, last = node.body[0].lineno, node.end_lineno or node.lineno
-            for decorator in node.decorator_list:
-                if first <= line <= last and _mentions_no_grad(decorator):
-                    if best is None or first > best[0]:
-                        best = (first, decorator.lineno)
+            if first <= line <= last:
+                found += [
+                    (first, decorator.lineno)
+                    for decorator in node.decorator_list
+                    if _mentions_no_grad(decorator)
+                ]
+    best = max(found, default=None)  # the innermost: its body starts last
     return None if best is None else best[1]
 
 

@@ -20,7 +20,7 @@ left = torch.randn(8, 6)
 right = torch.randn(8, 6)
 right[3] = left[3]  # a positive pair: the same sample twice
 same = torch.tensor([0, 0, 0, 1, 0, 0, 1, 0], dtype=torch.float)
-for step in range(3):
+for _step in range(3):
     optimizer.zero_grad()
     gap = distance(encoder(left), encoder(right))
     loss = (same * gap + (1 - same) * torch.relu(1.0 - gap)).mean()

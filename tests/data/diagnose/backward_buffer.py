@@ -20,7 +20,7 @@ class RunningCenter(nn.Module):
 
 model = nn.Sequential(nn.Linear(5, 5), RunningCenter(5), nn.Tanh(), nn.Linear(5, 1))
 optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
-for step in range(3):
+for _step in range(3):
     inputs, targets = torch.randn(8, 5), torch.randn(8, 1)
     optimizer.zero_grad()
     loss = nn.functional.mse_loss(model(inputs), targets)

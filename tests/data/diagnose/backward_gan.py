@@ -12,7 +12,7 @@ d_optimizer = torch.optim.Adam(discriminator.parameters(), lr=2e-4)
 criterion = nn.BCEWithLogitsLoss()
 real = torch.randn(16, 8)
 ones, zeros = torch.ones(16, 1), torch.zeros(16, 1)
-for step in range(3):
+for _step in range(3):
     noise = torch.randn(16, 4)
     fake = generator(noise)
 

@@ -8,7 +8,7 @@ torch.manual_seed(0)
 encoder, head = nn.Linear(10, 16), nn.Linear(16, 2)
 parameters = [*encoder.parameters(), *head.parameters()]
 inputs, labels = torch.randn(32, 10), torch.randint(0, 2, (32,))
-for step in range(3):
+for _step in range(3):
     features = torch.relu(encoder(inputs)).detach()
     loss = nn.functional.cross_entropy(head(features), labels)
     loss.backward()

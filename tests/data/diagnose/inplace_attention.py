@@ -28,7 +28,7 @@ tokens = torch.randn(4, 6, 16)
 padding = torch.zeros(4, 6, dtype=torch.bool)
 padding[:, 4:] = True
 labels = torch.tensor([0, 1, 0, 1])
-for step in range(3):
+for _step in range(3):
     optimizer.zero_grad()
     logits = head(attention(tokens, padding).mean(dim=1))
     loss = nn.functional.cross_entropy(logits, labels)

@@ -8,7 +8,7 @@ torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 4))
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 inputs, targets = torch.randn(32, 8), torch.randn(32, 4)
-for step in range(2):
+for _step in range(2):
     optimizer.zero_grad()
     outputs = model(inputs)
     reconstruction = nn.functional.mse_loss(outputs, targets)

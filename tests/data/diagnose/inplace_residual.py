@@ -24,8 +24,12 @@ class BasicBlock(nn.Module):
 
 
 model = nn.Sequential(
-    nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), BasicBlock(8), nn.AdaptiveAvgPool2d(1),
-    nn.Flatten(), nn.Linear(8, 10),
+    nn.Conv2d(3, 8, 3, padding=1),
+    nn.ReLU(),
+    BasicBlock(8),
+    nn.AdaptiveAvgPool2d(1),
+    nn.Flatten(),
+    nn.Linear(8, 10),
 )
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 images, labels = torch.randn(4, 3, 8, 8), torch.randint(0, 10, (4,))

@@ -8,7 +8,7 @@ steps, batch, size = 5, 3, 4
 weight_in = torch.randn(size, size, requires_grad=True)
 weight_h = torch.randn(size, size, requires_grad=True)
 inputs, target = torch.randn(steps, batch, size), torch.randn(batch, size)
-for epoch in range(2):
+for _epoch in range(2):
     hidden = torch.zeros(steps + 1, batch, size)
     for t in range(steps):
         hidden[t + 1] = torch.tanh(inputs[t] @ weight_in + hidden[t] @ weight_h)

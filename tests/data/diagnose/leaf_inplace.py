@@ -7,7 +7,7 @@ inputs = torch.randn(100, 3)
 targets = inputs @ torch.tensor([[2.0], [-1.0], [0.5]]) + 0.1 * torch.randn(100, 1)
 w = torch.zeros(3, 1, requires_grad=True)
 learning_rate = 0.1
-for step in range(20):
+for _step in range(20):
     loss = ((inputs @ w - targets) ** 2).mean()
     loss.backward()
     w -= learning_rate * w.grad

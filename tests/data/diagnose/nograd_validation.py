@@ -16,7 +16,7 @@ def batch_loss(batch: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return nn.functional.cross_entropy(logits, targets)
 
 
-for epoch in range(3):
+for _epoch in range(3):
     for start in range(0, 64, 16):
         optimizer.zero_grad()
         loss = batch_loss(inputs[start : start + 16], labels[start : start + 16])

@@ -8,7 +8,7 @@ torch.manual_seed(0)
 features, labels = torch.randn(50, 20), torch.randint(0, 3, (50,))
 weights = torch.randn(20, 3, requires_grad=True) * 0.01
 bias = torch.zeros(3, requires_grad=True)
-for step in range(5):
+for _step in range(5):
     logits = features @ weights + bias
     loss = nn.functional.cross_entropy(logits, labels)
     loss.backward()

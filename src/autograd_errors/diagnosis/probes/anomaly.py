@@ -21,9 +21,14 @@ if TYPE_CHECKING:
     from autograd_errors.diagnosis.recorder import Recording
 
 #: The common cause of anomaly-nan that the node where it starts supports.
-_NODE_CAUSES = (("Sqrt", "sqrt-of-zero"), ("Rsqrt", "sqrt-of-zero"), ("Div", "zero-denominator"))
-_NODE_CAUSES += (("Reciprocal", "zero-denominator"), ("Acos", "acos-out-of-range"))
-_NODE_CAUSES += (("Asin", "acos-out-of-range"),)
+_NODE_CAUSES = (
+    ("Sqrt", "sqrt-of-zero"),
+    ("Rsqrt", "sqrt-of-zero"),
+    ("Div", "zero-denominator"),
+    ("Reciprocal", "zero-denominator"),
+    ("Acos", "acos-out-of-range"),
+    ("Asin", "acos-out-of-range"),
+)
 
 
 @probe("anomaly-nan", records=("nodes", "backward", "finite"))
@@ -62,9 +67,7 @@ def anomaly_nan(failure: Failure, recording: Recording | None) -> Diagnosis:
     if reported and failing is not None:
         graph = Graph(recording, failing.roots)
         lines = {
-            pick(graph.frames(seq))
-            for seq, node in graph
-            if same_node_name(node.name(), reported)
+            pick(graph.frames(seq)) for seq, node in graph if same_node_name(node.name(), reported)
         }
         lines.discard(None)
         if len(lines) == 1:

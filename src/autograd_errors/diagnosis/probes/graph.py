@@ -19,7 +19,6 @@ from autograd_errors.diagnosis.evidence import (
     not_recorded,
     pick,
     saved_errors,
-    traceback_frames,
 )
 from autograd_errors.diagnosis.findings import Culprit, Diagnosis, Note, nothing
 from autograd_errors.diagnosis.registry import probe
@@ -89,9 +88,10 @@ def backward_twice(failure: Failure, recording: Recording | None) -> Diagnosis:
         if graph.tag(seq).epoch < epoch:
             continue
         for child, _ in graph.children(seq):
-            if graph.tag(child).epoch < epoch and all(child != old for _, old in frontier):
-                if _holds_freed(graph, child, epoch):
-                    frontier.append((seq, child))
+            is_older = graph.tag(child).epoch < epoch
+            unseen = all(child != old for _, old in frontier)
+            if is_older and unseen and _holds_freed(graph, child, epoch):
+                frontier.append((seq, child))
     if not frontier:
         return nothing(failure.entry, Note("diagnose.note.no_carried"))
     newer, older = frontier[0]

@@ -108,10 +108,14 @@ def nonleaf(failure: Failure, recording: Recording | None) -> Diagnosis:
         for child, _ in node.next_functions
         if child is not None
     )
-    cause = ("moved-after-creation" if from_leaf else "intermediate-result") if (
-        failure.entry == "nonleaf-grad"
-    ) else None
-    found = culprit(where, "became-non-leaf", "diagnose.what.non_leaf", tensor=name, node=node.name())
+    cause = (
+        ("moved-after-creation" if from_leaf else "intermediate-result")
+        if (failure.entry == "nonleaf-grad")
+        else None
+    )
+    found = culprit(
+        where, "became-non-leaf", "diagnose.what.non_leaf", tensor=name, node=node.name()
+    )
     return Diagnosis(failure.entry, cause, (found,))
 
 

@@ -54,11 +54,15 @@ def targets(statement: ast.stmt) -> list[str]:
     if isinstance(statement, ast.AugAssign):
         found.append(statement.target)
     elif isinstance(statement, ast.Assign | ast.AnnAssign):
-        for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
+        for target in (
+            statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        ):
             if isinstance(target, ast.Subscript):
                 found.append(target.value)
             elif isinstance(target, ast.Attribute):
-                found.append(target if target.attr not in ("data", "grad", "requires_grad") else target.value)
+                found.append(
+                    target if target.attr not in ("data", "grad", "requires_grad") else target.value
+                )
     for node in ast.walk(statement):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method = node.func.attr
@@ -102,7 +106,22 @@ def raised_here(failure: Failure, recording: Recording | None) -> Diagnosis:
     else:
         what = ("diagnose.what.raised", {})
     key, values = what
-    return Diagnosis(failure.entry, None, (culprit(where, "raised", key, **values),))
+    cause = _leaf_cause(statement) if failure.entry == "leaf-inplace" else None
+    return Diagnosis(failure.entry, cause, (culprit(where, "raised", key, **values),))
+
+
+def _leaf_cause(statement: ast.stmt | None) -> str | None:
+    """leaf-inplace's common cause that the raising statement shows: a gradient step by hand
+    (it reads a ``.grad``), or an assignment through an index (``x[mask] = 0``)."""
+    if statement is None:
+        return None
+    if any(isinstance(node, ast.Attribute) and node.attr == "grad" for node in ast.walk(statement)):
+        return "manual-update"
+    if isinstance(statement, ast.Assign) and any(
+        isinstance(target, ast.Subscript) for target in statement.targets
+    ):
+        return "mask-assign"
+    return None
 
 
 def _in_worker(failure: Failure) -> Diagnosis:

@@ -8,7 +8,7 @@ torch.manual_seed(0)
 model = Classifier(8, 3)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 features, labels = torch.randn(16, 8), torch.randint(0, 3, (16,))
-for step in range(3):
+for _step in range(3):
     optimizer.zero_grad()
     loss = nn.functional.cross_entropy(model(features), labels)
     loss.backward()
