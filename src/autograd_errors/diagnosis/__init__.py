@@ -25,14 +25,19 @@ The calls the surfaces make (:mod:`.engine`):
 - :meth:`Command.of_this_process`: how to run this interpreter's program again.
 """
 
-from autograd_errors.diagnosis.engine import (
-    diagnose,
-    diagnose_failure,
-    features_for,
-    recorder_for,
-)
-from autograd_errors.diagnosis.findings import Culprit, Diagnosis, Note
-from autograd_errors.diagnosis.rerun import Command
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from autograd_errors.diagnosis.engine import (
+        diagnose,
+        diagnose_failure,
+        features_for,
+        recorder_for,
+    )
+    from autograd_errors.diagnosis.findings import Culprit, Diagnosis, Note
+    from autograd_errors.diagnosis.rerun import Command
 
 __all__ = [
     "Command",
@@ -44,3 +49,24 @@ __all__ = [
     "features_for",
     "recorder_for",
 ]
+
+_HOMES = {
+    "Command": "rerun",
+    "Culprit": "findings",
+    "Diagnosis": "findings",
+    "Note": "findings",
+    "diagnose": "engine",
+    "diagnose_failure": "engine",
+    "features_for": "engine",
+    "recorder_for": "engine",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, imported when first used: ``run`` imports :mod:`.session` to read
+    its options, and should pay for nothing else when it does not diagnose."""
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)

@@ -117,7 +117,7 @@ class RunDiagnosis:
         style, width = Style.for_stream(stream), text_width(stream)
         text = culprit_text(diagnosis, self.language, style, width)
         if text:
-            stream.write(f"autograd-errors: {text}\n")
+            stream.write(f"\nautograd-errors: {text}\n")
             stream.flush()
 
     def finish(self) -> None:

@@ -1,0 +1,123 @@
+"""What the diagnosis tests share: the failing scripts of tests/data/diagnose, run in this
+process as the instrumented re-run runs them, or through the real command line. The test modules
+import the fixtures from here."""
+
+from __future__ import annotations
+
+import json
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import DATA
+
+SCRIPTS = DATA / "diagnose"
+
+
+def line_of(path: Path, code: str, occurrence: int = 1) -> int:
+    """The number of the line of ``path`` that starts with ``code`` (its ``occurrence``-th)."""
+    numbers = [
+        number
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if line.strip().startswith(code)
+    ]
+    assert len(numbers) >= occurrence, f"{code!r} is not in {path}"
+    return numbers[occurrence - 1]
+
+
+def _run_script(path: Path, args: tuple[str, ...]) -> BaseException | None:
+    """Run a script as ``python`` would, in this process; its uncaught exception, or None."""
+    import torch
+
+    saved = (sys.argv, list(sys.path), sys.modules.get("__main__"), torch.is_anomaly_enabled())
+    sys.argv = [str(path), *args]
+    sys.path.insert(0, str(path.parent))
+    try:
+        runpy.run_path(str(path), run_name="__main__")
+    except SystemExit:
+        return None
+    except Exception as error:  # noqa: BLE001 - the script's error is the subject
+        return error
+    finally:
+        sys.argv, sys.path[:] = saved[0], saved[1]
+        if saved[2] is not None:
+            sys.modules["__main__"] = saved[2]
+        torch.autograd.set_detect_anomaly(saved[3])
+    return None
+
+
+def diagnose_in_process(name: str, *args: str):
+    """What ``run --diagnose`` finds for the script ``name``: run it once as it is, then again
+    inside a recorder armed for the entry its error belongs to, and diagnose that run's error
+    as the instrumented re-run does (autograd_errors.diagnosis.child)."""
+    from autograd_errors.diagnosis.engine import diagnose, recorder_for, rerun_result
+    from autograd_errors.diagnosis.failure import failure_of
+
+    path = SCRIPTS / name
+    first = _run_script(path, args)
+    assert first is not None, f"{name} did not fail"
+    failure = failure_of(first)
+    assert failure is not None, f"{name} failed with an unknown error: {first!r}"
+    from autograd_errors.diagnosis.registry import probe_for
+
+    probe = probe_for(failure.entry)
+    if probe is not None and not probe.records:
+        return diagnose(first)
+    with recorder_for(failure.entry) as recording:
+        error = _run_script(path, args)
+    return rerun_result(error, failure.entry, recording)
+
+
+class Runner:
+    """``python -m autograd_errors ARGS`` in a directory, as a user runs it there."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+
+    def __call__(
+        self, *args: str, cwd: Path = SCRIPTS, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "autograd_errors", *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            env={**self.env, "COLUMNS": "100", **(env or {})},
+            timeout=300,
+            check=False,
+        )
+
+    def python(self, *args: str, cwd: Path = SCRIPTS) -> subprocess.CompletedProcess[str]:
+        """The same program run by ``python`` itself."""
+        return subprocess.run(
+            [sys.executable, *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            env=self.env,
+            timeout=300,
+            check=False,
+        )
+
+    def diagnose(
+        self, report: Path, *args: str, cwd: Path = SCRIPTS
+    ) -> tuple[subprocess.CompletedProcess[str], dict[str, object]]:
+        """``run --diagnose --report REPORT ARGS``: the finished process and its report."""
+        result = self("run", "--diagnose", "--report", str(report), *args, cwd=cwd)
+        return result, json.loads(report.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def runner(cli_env: dict[str, str]) -> Runner:
+    return Runner(cli_env)
+
+
+@pytest.fixture
+def in_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """:func:`diagnose_in_process`, with the catalog's cache kept out of $HOME."""
+    monkeypatch.setenv("AUTOGRAD_ERRORS_CACHE_DIR", str(tmp_path / "cache"))
+    return diagnose_in_process
