@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from diagnosis_helpers import SCRIPTS, runner  # noqa: F401
+from diagnosis_helpers import SCRIPTS
 
 from autograd_errors import ui
 from autograd_errors.diagnosis import findings, registry
@@ -80,9 +80,9 @@ def test_every_word_of_a_diagnosis_is_a_ui_string():
     keys = {f"diagnose.role.{role}" for role in findings.ROLES}
     for path in PACKAGE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                if node.value.startswith("diagnose.") and not node.value.endswith((".", "_")):
-                    keys.add(node.value)
+            text = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(text, str) and text.startswith("diagnose.") and text[-1] not in "._":
+                keys.add(text)
     keys |= {f"diagnose.what.assigned_{kind}" for kind in ("attribute", "buffer")}
     reasons = ("detach", "no-grad", "inference-mode", "non-differentiable", "item", "frozen")
     keys |= {"diagnose.what.cut_" + reason.replace("-", "_") for reason in reasons}
@@ -99,7 +99,8 @@ def test_explaining_never_imports_the_diagnosis(cli_env):
             "-m",
             "autograd_errors",
             "explain",
-            "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.",
+            "RuntimeError: a leaf Variable that requires grad is being used in an in-place "
+            "operation.",
         ],
         capture_output=True,
         text=True,

@@ -4,7 +4,7 @@ for realistic training scripts."""
 
 from __future__ import annotations
 
-from diagnosis_helpers import SCRIPTS, in_process, line_of, runner  # noqa: F401
+from diagnosis_helpers import SCRIPTS, line_of
 
 
 def where(diagnosis):

@@ -3,7 +3,7 @@ it, for realistic training scripts (tests/data/diagnose/inplace_*.py)."""
 
 from __future__ import annotations
 
-from diagnosis_helpers import SCRIPTS, in_process, line_of, runner  # noqa: F401
+from diagnosis_helpers import SCRIPTS, line_of
 
 RESIDUAL = SCRIPTS / "inplace_residual.py"
 

@@ -4,7 +4,7 @@ whose output was not finite), and leaf-inplace (the line that raised, and which 
 
 from __future__ import annotations
 
-from diagnosis_helpers import SCRIPTS, in_process, line_of  # noqa: F401
+from diagnosis_helpers import SCRIPTS, line_of
 
 
 def where(diagnosis):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from diagnosis_helpers import SCRIPTS, line_of, runner  # noqa: F401
+from diagnosis_helpers import SCRIPTS, line_of
 
 
 def test_a_correct_script_runs_as_under_python(runner, tmp_path):
@@ -41,10 +41,9 @@ def test_the_answer_comes_first_then_the_culprit(runner, tmp_path):
     added = diagnosed.stderr[len(plain.stderr) :]
     script = SCRIPTS / "inplace_residual.py"
     assert added.startswith("\nautograd-errors: Diagnosis (the program was run again, ")
-    assert (
-        f"  Culprit: inplace_residual.py:{line_of(script, 'out += identity')} (changed in place)\n    out += identity\n"
-        in added
-    )
+    line = line_of(script, "out += identity")
+    culprit = f"  Culprit: inplace_residual.py:{line} (changed in place)\n    out += identity\n"
+    assert culprit in added
     assert "  Cause: An in-place operation on a tensor an operation saved" in added
 
 
