@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from diagnosis_helpers import SCRIPTS
+from diagnosis_helpers import SCRIPTS, line_of
 
 from autograd_errors import ui
 from autograd_errors.diagnosis import findings, registry
@@ -123,3 +123,26 @@ def test_a_report_round_trips_through_json():
         "cause": "manual-update",
         "culprits": [{"path": "/a.py", "line": 3, "role": "raised", "code": "x += 1"}],
     }
+
+
+def test_a_function_called_again_in_this_process(monkeypatch, tmp_path):
+    """What a notebook cell or a test run again gets: one call."""
+    import torch
+
+    from autograd_errors.diagnosis import diagnose_call
+
+    monkeypatch.setenv("AUTOGRAD_ERRORS_CACHE_DIR", str(tmp_path / "cache"))
+
+    def step() -> None:
+        probabilities = torch.sigmoid(torch.randn(3, requires_grad=True))
+        probabilities.mul_(2)
+        probabilities.sum().backward()
+
+    diagnosis = diagnose_call(step)
+    this = Path(__file__)
+    assert diagnosis.cause == "inplace-after-saving-op"
+    assert [(c.path, c.line, c.role) for c in diagnosis.culprits] == [
+        (str(this), line_of(this, "probabilities.mul_(2)"), "changed-in-place"),
+        (str(this), line_of(this, "probabilities = torch.sigmoid("), "saved"),
+    ]
+    assert diagnose_call(lambda: None) is None

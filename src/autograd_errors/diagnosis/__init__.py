@@ -20,8 +20,9 @@ The calls the surfaces make (:mod:`.engine`):
 
 - :func:`diagnose_failure` ``(error, command)``: the diagnosis of a program's failure, running
   it again instrumented when its traceback is not enough;
-- :func:`recorder_for` ``(entry)`` and :func:`diagnose` ``(error, recording)``: record in this
-  process (a notebook cell or a test run again), then diagnose;
+- :func:`diagnose_call` ``(function, entry)``: call it again in this process, recorded, and
+  diagnose what it raises (a notebook cell, a test); :func:`recorder_for` ``(entry)`` and
+  :func:`diagnose` ``(error, recording)`` are its two halves;
 - :meth:`Command.of_this_process`: how to run this interpreter's program again.
 """
 
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from autograd_errors.diagnosis.engine import (
         diagnose,
+        diagnose_call,
         diagnose_failure,
         features_for,
         recorder_for,
@@ -45,6 +47,7 @@ __all__ = [
     "Diagnosis",
     "Note",
     "diagnose",
+    "diagnose_call",
     "diagnose_failure",
     "features_for",
     "recorder_for",
@@ -56,6 +59,7 @@ _HOMES = {
     "Diagnosis": "findings",
     "Note": "findings",
     "diagnose": "engine",
+    "diagnose_call": "engine",
     "diagnose_failure": "engine",
     "features_for": "engine",
     "recorder_for": "engine",

@@ -49,3 +49,7 @@ def main(argv: list[str]) -> int:
     diagnosis = rerun_result(error, entry, recording)
     write_json(result, {"diagnosis": diagnosis.as_dict()})
     return 0
+
+
+if __name__ == "__main__":  # python -m autograd_errors.diagnosis.child (the benchmark's way)
+    sys.exit(main(sys.argv[1:]))

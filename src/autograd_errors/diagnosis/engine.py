@@ -4,8 +4,9 @@
   again. Errors raised where the bug is are diagnosed from their own traceback; the others
   need an instrumented run, which :func:`autograd_errors.diagnosis.rerun.rerun` makes
   (``run --diagnose``, ``install(diagnose=True)``).
-- :func:`recorder_for` and :func:`diagnose`: record in this process, then diagnose what
-  failed inside (a notebook cell run again, a test run again).
+- :func:`diagnose_call`: run a function again in this process, recorded, and diagnose what it
+  raises (a notebook cell run again, a test run again); :func:`recorder_for` and
+  :func:`diagnose` are its two halves, for a caller that runs the code itself.
 
 Each returns a :class:`~.findings.Diagnosis`, or None for an error the catalog does not know
 (then there is nothing to say). Nothing here prints.
@@ -19,6 +20,8 @@ from typing import TYPE_CHECKING
 from autograd_errors.diagnosis.findings import Diagnosis, Note, nothing
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from autograd_errors.diagnosis.failure import Failure
     from autograd_errors.diagnosis.recorder import Recorder, Recording
     from autograd_errors.diagnosis.rerun import Command
@@ -104,3 +107,18 @@ def rerun_result(error: BaseException | None, entry: str, recording: Recording) 
         what = failure.entry if failure is not None else type(error).__name__
         return nothing(entry, Note("diagnose.note.rerun_differed", {"error": what}))
     return _probe(failure, recording)
+
+
+def diagnose_call(function: Callable[[], object], entry: str | None = None) -> Diagnosis | None:
+    """Call ``function`` inside a recorder armed for ``entry`` (everything for None) and
+    diagnose the exception it raises: the entry's, or any the catalog knows when ``entry`` is
+    None. None when it raises nothing (or, without ``entry``, nothing the catalog knows)."""
+    error: BaseException | None = None
+    with recorder_for(entry) as recording:
+        try:
+            function()
+        except Exception as raised:  # noqa: BLE001 - the code's error is what is diagnosed
+            error = raised
+    if entry is not None:
+        return rerun_result(error, entry, recording)
+    return None if error is None else diagnose(error, recording)

@@ -47,7 +47,7 @@ def run_options(argv: list[str]) -> tuple[RunDiagnosis | None, list[str]]:
         raise ValueError("--report goes with --diagnose")
     if report is not None:
         directory = os.path.dirname(os.path.abspath(report))
-        if os.path.isdir(report) or not os.path.isdir(directory):
+        if os.path.isdir(report) or not os.access(directory, os.W_OK | os.X_OK):
             raise ValueError(f"--report: cannot write {report!r}")
     if not diagnose:
         return None, rest
@@ -126,4 +126,8 @@ class RunDiagnosis:
             return
         from autograd_errors.diagnosis.findings import Diagnosis, write_json
 
-        write_json(self.report, (self.diagnosis or Diagnosis(None)).report())
+        try:
+            write_json(self.report, (self.diagnosis or Diagnosis(None)).report())
+        except OSError as error:  # the disk filled up while the program ran: say it, once
+            reason = error.strerror or error
+            print(f"autograd-errors: cannot write {self.report}: {reason}", file=sys.stderr)
