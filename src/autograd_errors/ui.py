@@ -308,6 +308,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "The instrumented run was interrupted.",
         "zh_CN": "插桩运行被中断了。",
     },
+    "diagnose.note.symptom": {
+        "en": "This error is a symptom of {entry}: `autograd-errors show {entry}` explains it.",
+        "zh_CN": "这个报错是 {entry} 的症状：`autograd-errors show {entry}` 会解释它。",
+    },
     "diagnose.note.no_probe": {
         "en": "Diagnosis does not trace this error yet: the answer above is all there is.",
         "zh_CN": "诊断目前还不能追踪这个报错：上面的回答就是全部内容。",

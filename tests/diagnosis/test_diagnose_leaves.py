@@ -36,8 +36,10 @@ def test_parameters_cut_off_from_the_loss_by_detach(in_process):
             "graph-cut",
         )
     ]
-    assert [note.values for note in diagnosis.notes] == [
-        {"names": "encoder.weight, encoder.bias", "count": "2"}
+    # The catalog knows no message for it (it is a TypeError): the diagnosis names the entry.
+    assert [(note.key, note.values) for note in diagnosis.notes] == [
+        ("diagnose.note.symptom", {"entry": "grad-is-none"}),
+        ("diagnose.note.no_gradient", {"names": "encoder.weight, encoder.bias", "count": "2"}),
     ]
 
 

@@ -66,9 +66,18 @@ def _probe(failure: Failure, recording: Recording | None) -> Diagnosis:
     from autograd_errors.diagnosis.registry import probe_for
 
     found = probe_for(failure.entry)
-    if found is None:
-        return nothing(failure.entry, Note("diagnose.note.no_probe"))
-    return found(failure, recording)
+    diagnosis = (
+        found(failure, recording)
+        if found is not None
+        else nothing(failure.entry, Note("diagnose.note.no_probe"))
+    )
+    if not failure.recognised:
+        return diagnosis
+    # The answer above the diagnosis had nothing to say: name the entry here.
+    symptom = Note("diagnose.note.symptom", {"entry": failure.entry})
+    return Diagnosis(
+        diagnosis.entry, diagnosis.cause, diagnosis.culprits, (symptom, *diagnosis.notes)
+    )
 
 
 def diagnose_failure(

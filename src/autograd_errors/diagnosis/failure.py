@@ -28,6 +28,7 @@ class Failure:
     fields: dict[str, str] = field(default_factory=dict)
     thread: str | None = None  # the thread it was raised in, None for the main thread
     worker: str | None = None  # the DataLoader worker process it was raised in
+    recognised: bool = False  # named by a recogniser: the catalog's matcher knows no message
 
     @property
     def message(self) -> str:

@@ -45,6 +45,8 @@ def run_options(argv: list[str]) -> tuple[RunDiagnosis | None, list[str]]:
         rest.pop(0)
     if report is not None and not diagnose:
         raise ValueError("--report goes with --diagnose")
+    if language is not None and not diagnose:
+        raise ValueError("--lang goes with --diagnose (the answer itself is in English)")
     if report is not None:
         directory = os.path.dirname(os.path.abspath(report))
         if os.path.isdir(report) or not os.access(directory, os.W_OK | os.X_OK):
