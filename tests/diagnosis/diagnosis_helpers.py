@@ -48,17 +48,20 @@ def diagnose_in_process(name: str, *args: str):
     """What ``run --diagnose`` finds for the script ``name``: run it once as it is, then again
     inside a recorder armed for the entry its error belongs to, and diagnose that run's error
     as the instrumented re-run does (autograd_errors.diagnosis.child)."""
-    from autograd_errors.diagnosis.engine import diagnose, recorder_for, rerun_result
-    from autograd_errors.diagnosis.failure import failure_of
+    from autograd_errors.diagnosis.engine import (
+        diagnose,
+        failure_of,
+        recorder_for,
+        registry,
+        rerun_result,
+    )
 
     path = SCRIPTS / name
     first = _run_script(path, args)
     assert first is not None, f"{name} did not fail"
     failure = failure_of(first)
     assert failure is not None, f"{name} failed with an unknown error: {first!r}"
-    from autograd_errors.diagnosis.registry import probe_for
-
-    probe = probe_for(failure.entry)
+    probe = registry().probe_for(failure.entry)
     if probe is not None and not probe.records:
         return diagnose(first)
     with recorder_for(failure.entry) as recording:

@@ -11,7 +11,8 @@ from pathlib import Path
 from diagnosis_helpers import SCRIPTS, line_of
 
 from autograd_errors import ui
-from autograd_errors.diagnosis import findings, registry
+from autograd_errors.diagnosis import findings
+from autograd_errors.diagnosis.engine import registry
 from autograd_errors.diagnosis.rerun import Command, rerun
 
 PACKAGE = Path(__file__).parents[2] / "src" / "autograd_errors" / "diagnosis"
@@ -36,7 +37,7 @@ def test_recording_everything_leaves_the_results_bit_for_bit(runner, tmp_path, m
 
 
 def test_every_probe_diagnoses_an_entry_of_the_catalog(packaged_catalog):
-    probes = registry.probes()
+    probes = registry().probes()
     assert set(probes) <= set(packaged_catalog.ids)
     for needed in (
         "inplace-modified",
@@ -56,7 +57,7 @@ def test_every_cause_a_probe_can_give_is_a_common_cause_of_its_entry(packaged_ca
     for module in (PACKAGE / "probes").glob("*.py"):
         entries = {
             entry
-            for probe in registry.probes().values()
+            for probe in registry().probes().values()
             for entry in probe.entries
             if probe.function.__module__.endswith(module.stem)
         }

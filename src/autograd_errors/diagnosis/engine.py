@@ -21,25 +21,29 @@ from autograd_errors.diagnosis.findings import Diagnosis, Note, nothing
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from types import ModuleType
 
     from autograd_errors.diagnosis.failure import Failure
     from autograd_errors.diagnosis.recorder import Recorder, Recording
     from autograd_errors.diagnosis.rerun import Command
 
-#: Set in the environment of an instrumented run: a diagnosis never starts another from it.
-NESTED = "AUTOGRAD_ERRORS_DIAGNOSING"
+
+def registry() -> ModuleType:
+    """:mod:`.registry`, with every family of probes registered in it."""
+    import autograd_errors.diagnosis.probes  # importing them registers them
+    import autograd_errors.diagnosis.registry
+
+    return autograd_errors.diagnosis.registry
 
 
 def features_for(entry: str | None) -> frozenset[str]:
     """What must be recorded to diagnose ``entry`` (every feature for None); empty when its
     probe needs no recording, or there is no probe."""
-    from autograd_errors.diagnosis.registry import probe_for
-
     if entry is None:
         from autograd_errors.diagnosis.recorder import FEATURES
 
         return FEATURES
-    found = probe_for(entry)
+    found = registry().probe_for(entry)
     return found.records if found is not None else frozenset()
 
 
@@ -51,21 +55,25 @@ def recorder_for(entry: str | None = None) -> Recorder:
     return Recorder(features_for(entry))
 
 
+def failure_of(error: BaseException, *, thread: str | None = None) -> Failure | None:
+    """The failure ``error`` is: an error of the catalog, or a symptom a probe's recogniser
+    knows; None for anything else."""
+    from autograd_errors.diagnosis.failure import failure_of as found_in
+
+    return found_in(error, thread=thread, recognise=registry().recognise)
+
+
 def diagnose(
     error: BaseException, recording: Recording | None = None, *, thread: str | None = None
 ) -> Diagnosis | None:
     """The diagnosis of ``error``, from its traceback and from ``recording`` (made while it
     happened) when there is one."""
-    from autograd_errors.diagnosis.failure import failure_of
-
     failure = failure_of(error, thread=thread)
     return None if failure is None else _probe(failure, recording)
 
 
 def _probe(failure: Failure, recording: Recording | None) -> Diagnosis:
-    from autograd_errors.diagnosis.registry import probe_for
-
-    found = probe_for(failure.entry)
+    found = registry().probe_for(failure.entry)
     diagnosis = (
         found(failure, recording)
         if found is not None
@@ -86,29 +94,24 @@ def diagnose_failure(
     """The diagnosis of ``error``, which ended the program ``command`` runs (None: it cannot be
     run again): from its traceback when that is enough, else by running it again,
     instrumented."""
-    from autograd_errors.diagnosis.failure import failure_of
-    from autograd_errors.diagnosis.registry import probe_for
-
     failure = failure_of(error, thread=thread)
     if failure is None:
         return None
-    found = probe_for(failure.entry)
+    found = registry().probe_for(failure.entry)
     if found is None or not found.records or failure.elsewhere:
         return _probe(failure, None)
+    from autograd_errors.diagnosis.rerun import NESTED, rerun
+
     if os.environ.get(NESTED):
         return nothing(failure.entry, Note("diagnose.note.nested"))
     if command is None:
         return _probe(failure, None)
-    from autograd_errors.diagnosis.rerun import rerun
-
     return rerun(command, failure.entry)
 
 
 def rerun_result(error: BaseException | None, entry: str, recording: Recording) -> Diagnosis:
     """In the instrumented run: the diagnosis of the error it ended with, which must be the
     entry the first run failed with."""
-    from autograd_errors.diagnosis.failure import failure_of
-
     if error is None:
         return nothing(entry, Note("diagnose.note.rerun_passed"))
     failure = failure_of(error)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from types import TracebackType
 
 _WORKER = "in DataLoader worker process "
@@ -74,12 +75,16 @@ def _thread_of(trace: TracebackType | None) -> str | None:
     return None
 
 
-def failure_of(error: BaseException, *, thread: str | None = None) -> Failure | None:
-    """The failure ``error`` is, or None when neither the catalog nor a recogniser knows it.
+def failure_of(
+    error: BaseException,
+    *,
+    thread: str | None = None,
+    recognise: Callable[[BaseException], tuple[str, dict[str, str]] | None] | None = None,
+) -> Failure | None:
+    """The failure ``error`` is, or None when neither the catalog nor ``recognise`` (the
+    probes' recognisers, :func:`.registry.recognise`) knows it.
 
     ``thread``: the name of the thread it was raised in, when not the main one."""
-    from autograd_errors.diagnosis.registry import recognise
-
     for candidate in _chain(error):
         found = _entry_of(f"{type(candidate).__name__}: {candidate}")
         if found is not None:
@@ -88,12 +93,14 @@ def failure_of(error: BaseException, *, thread: str | None = None) -> Failure | 
             message = str(candidate)
             if _WORKER in message:
                 worker = message.split(_WORKER, 1)[1].split(".", 1)[0]
-            return Failure(
-                candidate, entry, fields, thread or _thread_of(candidate.__traceback__), worker
-            )
+            where = thread or _thread_of(candidate.__traceback__)
+            return Failure(candidate, entry, fields, where, worker)
+    if recognise is None:
+        return None
     for candidate in _chain(error):
         recognised = recognise(candidate)
         if recognised is not None:
             entry, fields = recognised
-            return Failure(candidate, entry, fields, thread or _thread_of(candidate.__traceback__))
+            where = thread or _thread_of(candidate.__traceback__)
+            return Failure(candidate, entry, fields, where, recognised=True)
     return None

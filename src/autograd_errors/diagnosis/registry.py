@@ -4,7 +4,9 @@
 :func:`probe`, naming the entries it diagnoses and what it needs recorded; :func:`recogniser`
 registers a function that names the entry of an error the catalog's matcher does not know.
 
-Registering is all a new probe takes: nothing else lists them.
+Registering is all a new probe takes: nothing else lists them. The registry imports no probe
+(they import it): :func:`autograd_errors.diagnosis.engine.registry` imports the package of probes,
+which registers them all, and returns this module.
 """
 
 from __future__ import annotations
@@ -59,25 +61,18 @@ def recogniser(function: Recogniser) -> Recogniser:
     return function
 
 
-def _load() -> None:
-    import autograd_errors.diagnosis.probes  # noqa: F401 - registers every family
-
-
 def probe_for(entry: str) -> Probe | None:
     """The probe registered for ``entry``, or None."""
-    _load()
     return _PROBES.get(entry)
 
 
 def probes() -> dict[str, Probe]:
     """Every registered probe, by entry."""
-    _load()
     return dict(_PROBES)
 
 
 def recognise(error: BaseException) -> tuple[str, dict[str, str]] | None:
     """The entry (and its values) a recogniser finds in ``error``, or None."""
-    _load()
     for function in _RECOGNISERS:
         found = function(error)
         if found is not None:

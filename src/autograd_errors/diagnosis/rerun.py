@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 from autograd_errors.diagnosis.findings import Diagnosis, Note, nothing
 
+#: Set in the environment of an instrumented run: a diagnosis never starts another from it.
+NESTED = "AUTOGRAD_ERRORS_DIAGNOSING"
 #: What the child interpreter runs: this package from where the parent found it, then the
 #: program with ``sys.path`` as Python itself would set it.
 _BOOT = (
@@ -65,8 +67,6 @@ def _package_parent() -> str:
 
 def rerun(command: Command, entry: str) -> Diagnosis:
     """Run ``command`` again, instrumented for ``entry``'s probe, and return its diagnosis."""
-    from autograd_errors.diagnosis.engine import NESTED
-
     with tempfile.TemporaryDirectory(prefix="autograd-errors-") as directory:
         result = os.path.join(directory, "diagnosis.json")
         program = ["-m", command.target] if command.module else [command.target]

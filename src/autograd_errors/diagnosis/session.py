@@ -111,7 +111,16 @@ class RunDiagnosis:
                 stream.flush()
         except (OSError, ValueError):
             pass
-        diagnosis = diagnose_failure(error, None if thread else self.command, thread=thread)
+        try:
+            diagnosis = diagnose_failure(error, None if thread else self.command, thread=thread)
+        except Exception as failure:  # a bug of ours must leave the program's result alone
+            if os.environ.get("AUTOGRAD_ERRORS_DEBUG"):
+                raise
+            stream.write(
+                f"\nautograd-errors: the diagnosis failed ({type(failure).__name__}: {failure}); "
+                "set AUTOGRAD_ERRORS_DEBUG=1 to see the traceback, and please report it.\n"
+            )
+            return
         if diagnosis is None:
             return
         if self.diagnosis is None:
