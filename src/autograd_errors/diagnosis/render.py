@@ -35,6 +35,10 @@ def culprit_text(diagnosis: Diagnosis, language: str, style: Style, width: int) 
     else:
         heading = ui("diagnose.heading", language)
     out = [heading]
+    # What the error is a symptom of comes first: for it, the answer above said nothing.
+    first = [note for note in diagnosis.notes if note.key == "diagnose.note.symptom"]
+    for note in first:
+        out += _paragraphs(sentence(note), width, "  ")
     for found in diagnosis.culprits:
         role = ui(f"diagnose.role.{found.role}", language)
         where = f"{display_path(found.path)}:{found.line}"
@@ -50,7 +54,8 @@ def culprit_text(diagnosis: Diagnosis, language: str, style: Style, width: int) 
     if not diagnosis.culprits:
         out.append("  " + ui("diagnose.nothing", language))
     for note in diagnosis.notes:
-        out += _paragraphs(sentence(note), width, "  ")
+        if note not in first:
+            out += _paragraphs(sentence(note), width, "  ")
     return "\n".join(out)
 
 
