@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from types import ModuleType
 
     from autograd_errors.diagnosis.failure import Failure
-    from autograd_errors.diagnosis.recorder import Recorder, Recording
+    from autograd_errors.diagnosis.recorder import Recorder
+    from autograd_errors.diagnosis.records import Recording
     from autograd_errors.diagnosis.rerun import Command
 
 

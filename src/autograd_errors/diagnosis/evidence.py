@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from autograd_errors.diagnosis.failure import Failure
-    from autograd_errors.diagnosis.recorder import Recording, Tag, Where
+    from autograd_errors.diagnosis.records import Recording, Tag, Where
 
 #: Nodes walked at most, in one graph.
 WALK_LIMIT = 200_000

@@ -27,26 +27,36 @@ are not seen. Costs are measured by ``benchmarks/diagnose_cost.py``.
 
 from __future__ import annotations
 
-import collections
-import itertools
 import sys
 import weakref
-from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 from torch.overrides import TorchFunctionMode
-from torch.utils.weak import WeakIdKeyDictionary
 
-from autograd_errors.diagnosis.source import is_user_file
+from autograd_errors.diagnosis.calls import (
+    maybe_in_place,
+    name_of,
+    nonfinite,
+    outputs_of,
+    tensors_of,
+    user_frames,
+    version_of,
+)
+from autograd_errors.diagnosis.records import (
+    TAG_KEY,
+    Assignment,
+    Backward,
+    Mutation,
+    NonFinite,
+    Origin,
+    Recording,
+    Tag,
+    Where,
+)
 
 #: Everything a recorder can record; a probe names what it needs.
 FEATURES = frozenset(("nodes", "mutations", "backward", "assignments", "provenance", "finite"))
-#: The key of a node's ``metadata`` that holds its :class:`Tag`.
-TAG_KEY = "autograd_errors"
-
-#: A frame of the user's code: file, line, function.
-Where = tuple[str, int, str]
 
 _GETSET: Any = type(torch.Tensor.grad)  # getset_descriptor
 _BACKWARDS = (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad)
@@ -58,199 +68,7 @@ _RETAIN_AT = {
 }
 #: Factories that build a tensor from Python values (a ``.item()`` result among them cuts).
 _FROM_VALUES = frozenset(("tensor", "as_tensor", "scalar_tensor", "new_tensor", "full", "Tensor"))
-_USER_FRAMES = 6  # kept per record: the innermost user frames, innermost first
-_FRAME_WALK = 120  # frames looked at, at most, to find them
 _KEEP_BACKWARDS = 8  # backward calls whose root nodes are kept (older ones keep their line only)
-
-
-@dataclass(eq=False)
-class Origin:
-    """Why a tensor without a graph has none: the call that cut it, or that it inherits."""
-
-    op: str
-    frames: tuple[Where, ...]
-    reason: str  # detach, no-grad, inference-mode, non-differentiable, item, frozen
-    input_node: Any = None  # the node the cut tensor came from, when it had one
-    item_frames: tuple[Where, ...] = ()  # reason "item": where .item() was called
-
-
-@dataclass(eq=False)
-class Tag:
-    """What is known of an autograd node: where and when the forward pass built it."""
-
-    seq: int  # the order in which nodes were tagged
-    epoch: int  # how many graph-freeing backward calls had finished when it was built
-    op: str
-    frames: tuple[Where, ...]  # () for a node built inside a library call
-    cuts: tuple[Origin, ...] = ()  # inputs of its operation that had no graph, and why
-    hooked: bool = False  # has the post-hook of the ``finite`` feature
-
-
-@dataclass(eq=False)
-class Mutation:
-    """A call that changed a tensor in place."""
-
-    seq: int
-    op: str
-    frames: tuple[Where, ...]
-    entry_file: str  # the library file the user's frame called into ("" for a direct call)
-    version_before: int
-    version_after: int
-    node_seq: int | None  # the Tag of the node the tensor was an output of, before the call
-    node_name: str
-    node_frames: tuple[Where, ...]  # where that node was built
-    output_nr: int
-    base_node_seq: int | None  # the same, for the base of a view
-    shape: tuple[int, ...]
-    dtype: str
-    is_leaf: bool
-    tensor: weakref.ref[torch.Tensor]
-    base: weakref.ref[torch.Tensor] | None
-
-
-@dataclass(eq=False)
-class Backward:
-    """A ``backward()`` or ``autograd.grad()`` call."""
-
-    index: int
-    frames: tuple[Where, ...]
-    retain: bool
-    epoch: int
-    root_seqs: tuple[int | None, ...]
-    roots: list[Any]  # the root nodes (None for a root without one); dropped when old
-    tensors: list[torch.Tensor] = field(default_factory=list)  # only while it runs
-    finished: bool = False
-
-
-@dataclass(eq=False)
-class Assignment:
-    """A tensor with a graph, or a module, assigned to a module's attribute."""
-
-    owner: str  # the class of the module assigned to
-    name: str
-    kind: str  # buffer, parameter, attribute, module
-    frames: tuple[Where, ...]
-    node_seq: int | None
-
-
-@dataclass(eq=False)
-class NonFinite:
-    """The first value that was not finite, in the forward pass or in a backward node."""
-
-    phase: str  # forward, backward
-    op: str  # the forward call, or the backward node's name
-    index: int  # the node's output, or the call's
-    kind: str  # inf, nan
-    frames: tuple[Where, ...]
-    inputs_finite: bool
-    epoch: int  # the recording's epoch when it was seen
-
-
-class Recording:
-    """What a :class:`Recorder` saw. Read by the probes after the failure."""
-
-    def __init__(self, features: frozenset[str]) -> None:
-        self.features = features
-        self.tags = itertools.count(1)
-        self.epoch = 0
-        self.mutations: collections.deque[Mutation] = collections.deque(maxlen=200_000)
-        self.backwards: list[Backward] = []
-        self.current: Backward | None = None
-        self.assignments: collections.deque[Assignment] = collections.deque(maxlen=50_000)
-        # torch's WeakIdKeyDictionary has no type annotations: tensor -> Origin, and
-        # tensor -> (requires_grad, frames) of its last change.
-        self.origins: Any = WeakIdKeyDictionary()
-        self.requires_grad_changes: Any = WeakIdKeyDictionary()
-        self.items: collections.OrderedDict[int, tuple[object, tuple[Where, ...]]] = (
-            collections.OrderedDict()
-        )
-        self.forward_nonfinite: NonFinite | None = None
-        self.backward_nonfinite: NonFinite | None = None
-        self.calls = 0
-        self.broken: str | None = None  # the recorder's own failure, which stopped it
-
-    # Reading nodes ---------------------------------------------------------------------------
-
-    def tag(self, node: Any, epoch: int | None = None) -> Tag:
-        """The node's tag, made now (without a line) if the forward pass did not make one:
-        a node built inside a library call. ``epoch``: when it was built, if known (that of
-        the node above it, which the same call built)."""
-        metadata = node.metadata
-        tag = metadata.get(TAG_KEY)
-        if tag is None:
-            when = self.epoch if epoch is None else epoch
-            tag = metadata[TAG_KEY] = Tag(next(self.tags), when, node.name(), ())
-        assert isinstance(tag, Tag)
-        return tag
-
-    @staticmethod
-    def tag_of(node: Any) -> Tag | None:
-        if node is None:
-            return None
-        try:
-            tag = node.metadata.get(TAG_KEY)
-        except (AttributeError, RuntimeError):
-            return None
-        return tag if isinstance(tag, Tag) else None
-
-
-def user_frames(frame: Any) -> tuple[tuple[Where, ...], str]:
-    """The innermost user frames from ``frame`` outwards, and the library file the innermost
-    of them called into ("" when the user's frame called torch directly)."""
-    found: list[Where] = []
-    entry_file = ""
-    below = ""
-    looked = 0
-    while frame is not None and looked < _FRAME_WALK and len(found) < _USER_FRAMES:
-        code = frame.f_code
-        if is_user_file(code.co_filename):
-            if not found:
-                entry_file = below
-            found.append((code.co_filename, frame.f_lineno, code.co_name))
-        else:
-            below = code.co_filename
-        frame = frame.f_back
-        looked += 1
-    return tuple(found), entry_file
-
-
-def _tensors(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[torch.Tensor]:
-    """The tensors among the arguments, and in lists of them (``_foreach_add_``)."""
-    found = []
-    for value in itertools.chain(args, kwargs.values()):
-        if isinstance(value, torch.Tensor):
-            found.append(value)
-        elif isinstance(value, list | tuple):
-            found.extend(item for item in value if isinstance(item, torch.Tensor))
-    return found
-
-
-def _outputs(result: Any) -> list[torch.Tensor]:
-    if isinstance(result, torch.Tensor):
-        return [result]
-    if isinstance(result, list | tuple):
-        return [item for item in result if isinstance(item, torch.Tensor)]
-    return []
-
-
-def _version(tensor: torch.Tensor) -> int:
-    try:
-        return int(tensor._version)
-    except RuntimeError:  # an inference tensor has no version counter
-        return -1
-
-
-def _name(func: Any) -> str:
-    return str(getattr(func, "__name__", None) or type(func).__name__)
-
-
-def _nonfinite(tensor: torch.Tensor) -> str | None:
-    """ "inf" or "nan" when the tensor holds one, else None."""
-    if not tensor.is_floating_point() and not tensor.is_complex():
-        return None
-    if tensor.numel() == 0 or bool(torch.isfinite(tensor).all()):
-        return None
-    return "nan" if bool(torch.isnan(tensor).any()) else "inf"
 
 
 class _Call:
@@ -329,12 +147,12 @@ class _Mode(TorchFunctionMode):
             return None
         if self.backward and func in _BACKWARDS:
             return _BACKWARD_CALL
-        name = _name(func)
-        tensors = _tensors(args, kwargs)
-        versions = [_version(tensor) for tensor in tensors] if self.mutations else []
+        name = name_of(func)
+        tensors = tensors_of(args, kwargs)
+        versions = [version_of(tensor) for tensor in tensors] if self.mutations else []
         before = (
             [(t.grad_fn, t.output_nr, t._base) for t in tensors]
-            if self.mutations and _maybe_in_place(name, kwargs)
+            if self.mutations and maybe_in_place(name, kwargs)
             else None
         )
         if self.provenance and name == "requires_grad_":
@@ -347,11 +165,11 @@ class _Mode(TorchFunctionMode):
         frames: tuple[Where, ...] | None = None
         if self.mutations:
             for index, tensor in enumerate(tensors):
-                if _version(tensor) != call.versions[index]:
+                if version_of(tensor) != call.versions[index]:
                     if frames is None:
                         frames, entry_file = user_frames(caller)
                     self._mutation(call, index, frames, entry_file)
-        outputs = _outputs(result)
+        outputs = outputs_of(result)
         if self.nodes and outputs:
             if frames is None:
                 frames, _ = user_frames(caller)
@@ -394,7 +212,7 @@ class _Mode(TorchFunctionMode):
                 frames=frames,
                 entry_file=entry_file,
                 version_before=version_before,
-                version_after=_version(tensor),
+                version_after=version_of(tensor),
                 node_seq=node_tag.seq if node_tag else None,
                 node_name=node.name() if node is not None else "",
                 node_frames=node_tag.frames if node_tag else (),
@@ -475,8 +293,8 @@ class _Mode(TorchFunctionMode):
     ) -> None:
         # Only a NaN: an infinity in the forward pass is often meant (a -inf attention mask).
         for index, output in enumerate(outputs):
-            if _nonfinite(output) == "nan":
-                finite = all(_nonfinite(tensor) != "nan" for tensor in inputs)
+            if nonfinite(output) == "nan":
+                finite = all(nonfinite(tensor) != "nan" for tensor in inputs)
                 self.recording.forward_nonfinite = NonFinite(
                     "forward", op, index, "nan", frames, finite, self.recording.epoch
                 )
@@ -514,10 +332,10 @@ class _Mode(TorchFunctionMode):
 
         def check(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:
             for index, grad in enumerate(grad_inputs):
-                kind = _nonfinite(grad) if isinstance(grad, torch.Tensor) else None
+                kind = nonfinite(grad) if isinstance(grad, torch.Tensor) else None
                 if kind:
                     finite = all(
-                        _nonfinite(g) is None for g in grad_outputs if isinstance(g, torch.Tensor)
+                        nonfinite(g) is None for g in grad_outputs if isinstance(g, torch.Tensor)
                     )
                     recording.backward_nonfinite = NonFinite(
                         "backward", name, index, kind, frames, finite, recording.epoch
@@ -602,16 +420,6 @@ class _Mode(TorchFunctionMode):
             elif id(value) in items and items[id(value)][0] is value:
                 return items[id(value)][1]
         return None
-
-
-def _maybe_in_place(name: str, kwargs: dict[str, Any]) -> bool:
-    """A call that may change an argument: ``add_``, ``x[i] = v``, ``inplace=True``, ``out=``."""
-    return (
-        (name.endswith("_") and not name.endswith("__"))
-        or name == "__setitem__"
-        or kwargs.get("inplace") is True
-        or "out" in kwargs
-    )
 
 
 class Recorder:

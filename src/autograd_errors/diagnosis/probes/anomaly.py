@@ -18,7 +18,7 @@ from autograd_errors.diagnosis.registry import probe
 
 if TYPE_CHECKING:
     from autograd_errors.diagnosis.failure import Failure
-    from autograd_errors.diagnosis.recorder import Recording
+    from autograd_errors.diagnosis.records import Recording
 
 #: The common cause of anomaly-nan that the node where it starts supports.
 _NODE_CAUSES = (

@@ -26,7 +26,7 @@ from autograd_errors.diagnosis.source import no_grad_line
 
 if TYPE_CHECKING:
     from autograd_errors.diagnosis.failure import Failure
-    from autograd_errors.diagnosis.recorder import Backward, Origin, Recording, Where
+    from autograd_errors.diagnosis.records import Backward, Origin, Recording, Where
 
 _FREED = "Trying to backward through the graph a second time"
 

@@ -25,7 +25,7 @@ from autograd_errors.diagnosis.registry import probe
 
 if TYPE_CHECKING:
     from autograd_errors.diagnosis.failure import Failure
-    from autograd_errors.diagnosis.recorder import Mutation, Recording
+    from autograd_errors.diagnosis.records import Mutation, Recording
 
 #: Nodes of view operations: the tensor they output shares its base's version counter.
 _VIEWS = (

@@ -27,7 +27,7 @@ from autograd_errors.diagnosis.registry import probe, recogniser
 
 if TYPE_CHECKING:
     from autograd_errors.diagnosis.failure import Failure
-    from autograd_errors.diagnosis.recorder import Recording
+    from autograd_errors.diagnosis.records import Recording
 
 
 def _tensor_type() -> Any:

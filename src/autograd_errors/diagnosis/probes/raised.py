@@ -23,7 +23,7 @@ from autograd_errors.diagnosis.source import dotted_name, is_user_file, statemen
 
 if TYPE_CHECKING:
     from autograd_errors.diagnosis.failure import Failure
-    from autograd_errors.diagnosis.recorder import Recording
+    from autograd_errors.diagnosis.records import Recording
 
 #: Entries whose error torch raises at the operation that is wrong.
 RAISED_WHERE_THE_BUG_IS = (
