@@ -17,9 +17,13 @@ if TYPE_CHECKING:
 
 def run(options: Options) -> int:
     from autograd_errors import hooks
+    from autograd_errors.diagnosis.session import run_options
     from autograd_errors.interpreter import program
 
-    argv = options.args
+    try:
+        diagnosis, argv = run_options(options.args)
+    except ValueError as error:
+        raise UsageError(f"run: {error}", show_usage=False) from None
     if not argv or argv[0] in ("-h", "--help") or argv == ["-m"]:
         raise UsageError("run needs a script, or -m and a module")
     module = argv[0] == "-m"
@@ -29,8 +33,16 @@ def run(options: Options) -> int:
     except program.ProgramNotFound as error:
         raise UsageError(f"run: {error}", show_usage=False) from None
     hooks.install(warnings=True)
-    raised = program.run(target, args, module=module)
-    if raised is None:
-        return EXIT_OK
-    sys.excepthook(type(raised), raised, raised.__traceback__)
-    return 130 if isinstance(raised, KeyboardInterrupt) else EXIT_NO_MATCH
+    if diagnosis:
+        diagnosis.start(target, args, module)
+    try:
+        raised = program.run(target, args, module=module)
+        if raised is None:
+            return EXIT_OK
+        sys.excepthook(type(raised), raised, raised.__traceback__)
+        if diagnosis:
+            diagnosis.failed(raised)
+        return 130 if isinstance(raised, KeyboardInterrupt) else EXIT_NO_MATCH
+    finally:
+        if diagnosis:
+            diagnosis.finish()
