@@ -1,7 +1,12 @@
-"""``run SCRIPT [ARG ...]`` / ``run -m MODULE [ARG ...]``: the program runs as under ``python``
-(:mod:`autograd_errors.interpreter.program`), with :func:`autograd_errors.install` in place.
-Its SystemExit passes through untouched; an uncaught exception prints its traceback (without
-this command's frames) and the answer, and exits 1, as Python does."""
+"""``run [--lang en|zh] [--] SCRIPT [ARG ...]`` / ``run [--lang en|zh] -m MODULE [ARG ...]``:
+the program runs as under ``python`` (:mod:`autograd_errors.interpreter.program`), with
+:func:`autograd_errors.install` in place. Its SystemExit passes through untouched; an uncaught
+exception prints its traceback (without this command's frames) and the answer, and exits 1, as
+Python does.
+
+Only what comes before the program is this command's: ``--lang`` (else the locale decides, as
+for ``explain``), then ``--`` or the program. Everything after the program is the program's
+own. A script whose name starts with ``-`` runs after ``--`` (``run -- --lang``)."""
 
 from __future__ import annotations
 
@@ -19,18 +24,44 @@ def run(options: Options) -> int:
     from autograd_errors import hooks
     from autograd_errors.interpreter import program
 
-    argv = options.args
-    if not argv or argv[0] in ("-h", "--help") or argv == ["-m"]:
+    language, after_dashes, argv = _own_options(options.args)
+    if not argv or (not after_dashes and (argv[0] in ("-h", "--help") or argv == ["-m"])):
         raise UsageError("run needs a script, or -m and a module")
-    module = argv[0] == "-m"
+    module = not after_dashes and argv[0] == "-m"
     target, args = (argv[1], argv[2:]) if module else (argv[0], argv[1:])
     try:
         program.check(target, module=module)
     except program.ProgramNotFound as error:
         raise UsageError(f"run: {error}", show_usage=False) from None
-    hooks.install(warnings=True)
+    hooks.install(warnings=True, lang=language or options.language)
     raised = program.run(target, args, module=module)
     if raised is None:
         return EXIT_OK
     sys.excepthook(type(raised), raised, raised.__traceback__)
     return 130 if isinstance(raised, KeyboardInterrupt) else EXIT_NO_MATCH
+
+
+def _own_options(argv: list[str]) -> tuple[str | None, bool, list[str]]:
+    """The ``--lang`` given before the program; whether ``--`` came before it (then it is a
+    script, whatever its name); the command line from the program on."""
+    from autograd_errors.rendering.strings import parse_lang
+
+    language = None
+    rest = list(argv)
+    while rest:
+        arg = rest[0]
+        if arg == "--":
+            return language, True, rest[1:]
+        name, equals, value = arg.partition("=")
+        if name != "--lang":
+            break
+        del rest[0]
+        if not equals:
+            value = rest.pop(0) if rest else ""
+        if not value or value.startswith("-"):
+            raise UsageError("--lang needs en or zh", show_usage=False)
+        try:
+            language = parse_lang(value)
+        except ValueError as error:
+            raise UsageError(str(error), show_usage=False) from None
+    return language, False, rest
