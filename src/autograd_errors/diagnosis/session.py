@@ -18,9 +18,11 @@ if TYPE_CHECKING:
     from autograd_errors.diagnosis.rerun import Command
 
 
-def run_options(argv: list[str]) -> tuple[RunDiagnosis | None, list[str]]:
-    """``--diagnose``, ``--report FILE`` and ``--lang`` before the program, and what follows
-    them. ``ValueError`` with one line for a bad one."""
+def run_options(argv: list[str]) -> tuple[RunDiagnosis | None, str | None, bool, list[str]]:
+    """``--diagnose``, ``--report FILE`` and ``--lang`` before the program: the diagnosis asked
+    for, the language given, whether ``--`` came before the program (then it is a script,
+    whatever its name), and the command line from the program on. ``ValueError`` with one line
+    for a bad option."""
     diagnose, report, language = False, None, None
     rest = list(argv)
     while rest and rest[0].startswith("--") and rest[0] != "--":
@@ -41,23 +43,22 @@ def run_options(argv: list[str]) -> tuple[RunDiagnosis | None, list[str]]:
             from autograd_errors.rendering.strings import parse_lang
 
             language = parse_lang(value)
-    if rest and rest[0] == "--":
+    after_dashes = bool(rest) and rest[0] == "--"
+    if after_dashes:
         rest.pop(0)
     if report is not None and not diagnose:
         raise ValueError("--report goes with --diagnose")
-    if language is not None and not diagnose:
-        raise ValueError("--lang goes with --diagnose (the answer itself is in English)")
     if report is not None:
         directory = os.path.dirname(os.path.abspath(report))
         if os.path.isdir(report) or not os.access(directory, os.W_OK | os.X_OK):
             raise ValueError(f"--report: cannot write {report!r}")
     if not diagnose:
-        return None, rest
+        return None, language, after_dashes, rest
     if language is None:
         from autograd_errors.rendering.strings import language_from_environment
 
-        language = language_from_environment(os.environ)
-    return RunDiagnosis(report, language), rest
+        return RunDiagnosis(report, language_from_environment(os.environ)), None, after_dashes, rest
+    return RunDiagnosis(report, language), language, after_dashes, rest
 
 
 class RunDiagnosis:

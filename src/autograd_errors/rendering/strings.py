@@ -81,7 +81,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh_CN": "粘贴报错信息或完整的回溯信息（traceback），然后另起一行按 Ctrl-D：",
     },
     # A notebook's answer (rendering/notebook.py): the summary that opens everything.
-    "notebook.more": {"en": "More", "zh_CN": "更多"},
+    "notebook.everything": {
+        "en": "Every common cause, why torch raises it, and the wording matched",
+        "zh_CN": "所有常见原因、torch 报错的原因以及匹配到的措辞",
+    },
     # The diagnosis of `run --diagnose` (diagnosis/render.py): headings and labels.
     "diagnose.heading": {"en": "Diagnosis:", "zh_CN": "诊断："},
     "diagnose.heading_rerun": {
@@ -472,6 +475,21 @@ STRINGS: dict[str, dict[str, str]] = {
     "page.glossary_zh": {"en": "Chinese", "zh_CN": "中文"},
     "page.glossary_notes": {"en": "In the notes", "zh_CN": "笔记中的说法"},
     "page.glossary_usage": {"en": "Usage", "zh_CN": "用法"},
+    # The paste boxes (sphinxext/paste_forms.py): the paste page's and the home page's.
+    "page.paste_label": {
+        "en": "Error message or traceback",
+        "zh_CN": "报错信息或回溯信息（traceback）",
+    },
+    "page.paste_home_label": {"en": "Paste your error", "zh_CN": "粘贴你的报错"},
+    "page.paste_button": {"en": "Explain", "zh_CN": "解释"},
+    # The theme's words that are settings rather than its translated strings (the others are
+    # in locales/zh_CN/LC_MESSAGES/sphinx.po); set per language by sphinxext/languages.py.
+    "theme.more": {"en": "More", "zh_CN": "更多"},
+    "theme.search_bar": {"en": "Search the docs ...", "zh_CN": "搜索文档……"},
+    "theme.copyright": {
+        "en": "2026, autograd-errors contributors",
+        "zh_CN": "2026，autograd-errors 贡献者",
+    },
     "page.language": {"en": "中文", "zh_CN": "English"},
     "page.language_title": {"en": "阅读中文版", "zh_CN": "Read this page in English"},
     # The paste page and the search page (static/autograd-ui.js): the build writes them, in its

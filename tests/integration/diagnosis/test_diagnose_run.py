@@ -114,7 +114,7 @@ def test_a_module_run_with_m(runner, tmp_path):
     [
         (["--report", "r.json", "leaf_inplace.py"], "run: --report goes with --diagnose\n"),
         (["--diagnose", "--lang", "fr", "leaf_inplace.py"], "--lang must be en or zh, not 'fr'"),
-        (["--lang", "zh", "leaf_inplace.py"], "run: --lang goes with --diagnose"),
+        (["--lang", "xx", "leaf_inplace.py"], "--lang must be en or zh, not 'xx'"),
         (["--diagnose", "--report"], "run: --report needs a file\n"),
         (["--diagnose", "--report", "/nonexistent/r.json", "x.py"], "run: --report: cannot write"),
     ],
