@@ -813,6 +813,105 @@ def _own(directory: Path, case: Case) -> Path:
     return own
 
 
+def problems(case: Case, result: dict[str, Any]) -> list[str]:
+    """What the answer to the case's recorded run gets wrong, read from a result in the shape
+    both matchers give (``tests/js/run-matcher.cjs``; ``helpers.answer_json`` in Python): the
+    one contract of the command line and the paste page."""
+    if not result["matches"]:
+        return ["no match"]
+    first = result["matches"][0]
+    wrong = []
+    if first["id"] != case.entry:
+        wrong.append(f"entry {first['id']}, not {case.entry}")
+    frame = first["frame"]
+    if case.frame is None:
+        if frame is not None:
+            wrong.append(f"a line ({frame}) where the paste shows none of the user's")
+    elif frame is None:
+        wrong.append("no line")
+    else:
+        read = (frame["file"].replace("\\", "/").rsplit("/", 1)[-1], frame["line"], frame["code"])
+        if read != case.frame:
+            wrong.append(f"line {read}, not {case.frame}")
+        cell = None if case.cell is None else {"number": case.cell or None}
+        if frame["cell"] != cell:
+            wrong.append(f"cell {frame['cell']}, not {cell}")
+    cause = first["cause"]
+    if (cause and cause["id"]) != case.cause:
+        wrong.append(f"cause {cause and cause['id']}, not {case.cause} ({case.note})")
+    elif cause is not None:
+        kinds = sorted(f"{e['kind']} near" if e["near"] else e["kind"] for e in cause["evidence"])
+        if kinds != sorted(case.evidence):
+            wrong.append(f"evidence {kinds}, not {sorted(case.evidence)}")
+        if cause["basis"] != ("evidence" if case.evidence else "most-common"):
+            wrong.append(f"basis {cause['basis']}")
+    return wrong
+
+
+#: The answer's other vectors (``data/answer-vectors.json``): what the paste says, used.
+VECTORS = DATA.parent / "answer-vectors.json"
+
+
+def answer_vectors() -> list[dict[str, Any]]:
+    """The vectors, each with its ``text`` (a thread's paste read from real-pastes.json)."""
+    pastes = json.loads((DATA.parent / "real-pastes.json").read_text(encoding="utf-8"))["pastes"]
+    vectors = json.loads(VECTORS.read_text(encoding="utf-8"))["vectors"]
+    for vector in vectors:
+        if "paste" in vector:
+            vector["text"] = next(p["text"] for p in pastes if p["source"] == vector["paste"])
+    return vectors
+
+
+def vector_problems(vector: dict[str, Any], result: dict[str, Any]) -> list[str]:
+    """What the answer to ``vector``'s text gets wrong, in the shape of :func:`problems`."""
+    if not result["matches"]:
+        return ["no match"]
+    first = result["matches"][0]
+    wrong = []
+    expected = {
+        key: vector[key] for key in ("variant", "kind", "fields", "releases") if key in vector
+    }
+    expected["id"] = vector["entry"]
+    wrong += [
+        f"{key} {first[key]!r}, not {value!r}"
+        for key, value in expected.items()
+        if first[key] != value
+    ]
+    if "message_starts" in vector and not first["message"].startswith(vector["message_starts"]):
+        wrong.append(f"message {first['message']!r}")
+    if "frame" in vector:
+        frame = first["frame"]
+        if vector["frame"] is None:
+            if frame is not None:
+                wrong.append(f"a line ({frame}) where the paste shows none of the user's")
+        elif frame is None:
+            wrong.append("no line")
+        else:
+            read = [
+                frame["file"].replace("\\", "/").rsplit("/", 1)[-1],
+                frame["line"],
+                frame["code"],
+            ]
+            if read != vector["frame"]:
+                wrong.append(f"line {read}, not {vector['frame']}")
+            cell = None if vector.get("cell") is None else {"number": vector["cell"] or None}
+            if frame["cell"] != cell:
+                wrong.append(f"cell {frame['cell']}, not {cell}")
+    cause = first["cause"]
+    if "cause" in vector and (cause and cause["id"]) != vector["cause"]:
+        wrong.append(f"cause {cause and cause['id']}, not {vector['cause']}")
+    if "basis" in vector and (cause and cause["basis"]) != vector["basis"]:
+        wrong.append(f"basis {cause and cause['basis']}, not {vector['basis']}")
+    details = " ".join(first["details"])
+    wrong += [
+        f"details lack {said!r}" for said in vector.get("details_say", []) if said not in details
+    ]
+    wrong += [
+        f"details say {never!r}" for never in vector.get("details_never", []) if never in details
+    ]
+    return wrong
+
+
 def recorded() -> dict[str, Any]:
     return json.loads(DATA.read_text(encoding="utf-8"))
 
@@ -830,7 +929,9 @@ def main() -> None:
             f"{torch.__version__}, Python {sys.version.split()[0]}; the run's directory is "
             "written /home/user/run. Written by `python tests/realruns.py`."
         ),
-        "runs": [{"name": case.name, "how": case.how, "text": outputs[case.name]} for case in CASES],
+        "runs": [
+            {"name": case.name, "how": case.how, "text": outputs[case.name]} for case in CASES
+        ],
     }
     DATA.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {len(CASES)} runs to {DATA}")

@@ -34,7 +34,7 @@ function result(text) {
   return {
     matches: found.matches.map((m) => ({
       id: m.entry.id, variant: m.wording.variant, kind: m.kind, fields: m.fields,
-      score: m.score, message: m.message, details: m.details,
+      score: m.score, message: m.message, details: m.details, releases: m.wording.releases,
       frame: frameJson(m.located.frame), cause: causeJson(m.cause),
     })),
     near_misses: found.nearMisses.map((miss) => [miss.entry.id, miss.similarity]),

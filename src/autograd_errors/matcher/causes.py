@@ -15,10 +15,10 @@ piece weighing (:data:`WEIGHTS`):
 
 so that a sign two causes share is decided by what else the paste shows (``AsStrided`` is a
 weight changed by ``optimizer.step()`` or a loop writing into a buffer: ``h[t] = ... h[t - 1]``
-says which); among equals, the more common cause (the record's order). With no sign, the answer leads with
-the most common cause, and says so ("Most common"); but a cause whose signs are ``required``
-(one about a setting or a function the paste must show: checkpointing under LoRA, a
-``DataParallel`` model, ``torch.special.gammainc``) is only said with one of them. So
+says which); among equals, the more common cause (the record's order). With no sign, the
+answer leads with the most common cause, and says so ("Most common"); but a cause whose signs
+are ``required`` (one about a setting or a function the paste must show: checkpointing under
+LoRA, a ``DataParallel`` model, ``torch.special.gammainc``) is only said with one of them. So
 ``'linalg_lstsq'`` gets no cause at all when every cause of its entry is about another
 function.
 

@@ -12,7 +12,9 @@ from autograd_errors.rendering.urls import page_url
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from autograd_errors.catalog.model import Cause, Entry, Retirement
+    from collections.abc import Sequence
+
+    from autograd_errors.catalog.model import Cause, Entry, Hint, Retirement
     from autograd_errors.matcher.causes import CauseChoice
     from autograd_errors.matcher.frames import Frame
     from autograd_errors.matcher.matching import Explanation, Match
@@ -147,8 +149,10 @@ def short_text(
         out += fill(f"{lead_label}{_cause_sentence(cause, language)}", width, "  ")
         out += _seen_lines(choice, entry, frame, style, width, language, "  ")
         out += fill(f"{fix_label}{cause.fix}", width, "  ")
-    else:
+    elif not hinted(details, text.hints):
         out += fill(f"{fix_label}{text.fix}", width, "  ")
+    # (No cause fits, and a hint for this paste's values is shown: the hint is the advice. The
+    # entry's own fix speaks of other functions and values: 'linalg_lstsq' is not cdist.)
     out.append(_more_line(entry, base_url, style, language))  # a URL is not wrapped
     if more:
         out.append(style.dim(f"  {more}"))
@@ -157,6 +161,12 @@ def short_text(
         also = ui("cli.also_in_paste", language)
         out.append(f"  {also}{after(also)}{title}  {style.dim('(' + other.entry.id + ')')}")
     return "\n".join(out)
+
+
+def hinted(details: Sequence[str], hints: Sequence[Hint]) -> bool:
+    """Whether the details of a match hold a hint for the paste's values (as
+    ``autograd-ui.js``'s ``hinted``)."""
+    return any(hint.text in details for hint in hints)
 
 
 def _match_lines(

@@ -139,7 +139,8 @@ def test_a_reinitialised_head_gets_the_nn_parameter_fix():
 
 
 def test_linalg_lstsq_gets_no_cause_of_other_functions():
-    match, cause = answer_of("NotImplementedError: the derivative for 'linalg_lstsq' is not implemented.")
+    paste = "NotImplementedError: the derivative for 'linalg_lstsq' is not implemented."
+    match, cause = answer_of(paste)
     assert match.entry.id == "derivative-not-implemented"
     assert cause is None  # every cause of the entry is about another function
     assert "torch.linalg.lstsq" in match.details()[-1]  # what is known of this one: its hint
@@ -172,7 +173,11 @@ def test_the_other_warning_of_the_entry_is_not_given_the_required_cause():
     ("source", "cause_id", "sign"),
     [
         ("https://github.com/pytorch/pytorch/issues/44022", "computed-from-parameter", "self."),
-        ("https://github.com/marlbenchmark/on-policy/issues/19", "computed-from-parameter", "self."),
+        (
+            "https://github.com/marlbenchmark/on-policy/issues/19",
+            "computed-from-parameter",
+            "self.",
+        ),
         ("https://github.com/salesforce/awd-lstm-lm/issues/117", "functional-weights", "setattr("),
         ("https://github.com/dasguptar/treelstm.pytorch/pull/26", "copy-into-parameter", ".copy_("),
         ("https://github.com/facebookresearch/localrf/issues/9", "register-parameter-tensor", ""),

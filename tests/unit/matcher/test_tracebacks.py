@@ -77,7 +77,8 @@ def test_chained_exceptions_point_at_the_line_that_failed_not_the_re_raise():
 
 def test_torchrun_points_at_the_ranks_own_frames_not_the_launcher():
     printed = RUNS["ddp_err"]
-    assert "bin/torchrun" in printed and "[rank0]:" in printed
+    assert "bin/torchrun" in printed
+    assert "[rank0]:" in printed
     frame = frame_of(printed)
     assert frame is not None
     assert (frame.file, frame.line) == ("/home/user/run/ddp_err.py", 7)

@@ -130,6 +130,11 @@
       {location: found.frame ? frameLocation(found.frame) : ""});
   }
 
+  // Whether the match's details hold a hint for the paste's values (rendering/text.py's hinted).
+  function hinted(match) {
+    return match.entry.hints.some((hint) => match.details.includes(hint.text));
+  }
+
   // The evidence for the chosen cause, in one sentence ("" without evidence).
   function seenSentence(cause, entry, shown, catalog) {
     if (!cause.evidence.length) return "";
@@ -173,7 +178,9 @@
       const seen = seenSentence(choice, match.entry, frame, catalog);
       if (seen) box.appendChild(labelled(text("answer.seen"), seen, "autograd-seen"));
       box.appendChild(labelled(text("answer.fix"), cause.fix, "autograd-fix"));
-    } else {
+    } else if (!hinted(match)) {
+      // (No cause fits, and a hint for this paste's values is shown: the hint is the advice,
+      // as rendering/text.py's hinted.)
       box.appendChild(labelled(text("answer.fix"), match.entry.fix, "autograd-fix"));
     }
     box.appendChild(labelled(text("why"), match.entry.cause, "autograd-why"));
