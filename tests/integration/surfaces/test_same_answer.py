@@ -178,7 +178,9 @@ def verbose_answer(
             lines += fill(sentence, width, "    ")
     lines += ["", "  Common causes, most common first"]
     for number, cause in enumerate(entry.causes, 1):
-        lines += fill(f"{number}. {cause.text}{on(cause.releases)}", width, "    ", hanging="       ")
+        lines += fill(
+            f"{number}. {cause.text}{on(cause.releases)}", width, "    ", hanging="       "
+        )
         lines += fill(f"Fix: {cause.fix}", width, "       ")
     lines += ["", "  Why", *fill(entry.cause, width, "    ")]
     lines += ["  Fix", *fill(entry.fix, width, "    ")]
