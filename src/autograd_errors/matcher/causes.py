@@ -182,6 +182,11 @@ def _code_seen(frames: Sequence[Frame], sign: str) -> tuple[Frame, bool] | None:
     return None
 
 
+def shows(line: str, sign: str) -> bool:
+    """Whether a line of code shows a code sign (its parts in order, spaces and quotes aside)."""
+    return _in_order(normalized(line), [normalized(part) for part in sign.split(PART_SEPARATOR)])
+
+
 def _in_order(line: str, parts: list[str]) -> bool:
     at = 0
     for part in parts:

@@ -11,7 +11,9 @@ place, in the stages of rust's ``tidy`` error-code check.
    autograd's included.
 3. **scripted**: every script imports only torch, numpy and the standard library; every common
    cause has a trigger tagged ``# cause: <id>`` and a fix tagged ``# fix: <id>``, and every such
-   tag names a cause; every fix is followed by an assertion; every heading opens a text cell.
+   tag names a cause; every fix is followed by an assertion; every heading opens a text cell;
+   a cause's code signs (what the answer recognises it by in a paste) are what its trigger
+   writes: one of them at least is in the trigger's code or its comments.
 4. **recorded**: the reference release's recording holds every entry, passing; no recording
    holds a failing entry; each recorded message matches its own entry, through a wording that
    claims that release, and no other wording of its form claims it; a common cause's signs in
@@ -37,6 +39,7 @@ import os
 from autograd_errors.catalog import CatalogError, load
 from autograd_errors.catalog.stamps import status_lines
 from autograd_errors.catalog.translations import TRANSLATED
+from autograd_errors.matcher.causes import shows
 from autograd_errors.matcher.matching import find_matches, with_derived_fields
 from autograd_errors.verification import gallery
 from autograd_errors.verification.observer import module_blocks
@@ -415,6 +418,40 @@ def sign_problems(
     return found
 
 
+def code_sign_problems(catalog: Catalog, scripts: list[gallery.Script]) -> list[str]:
+    """A cause with code signs (``-= ... .grad``) must show one of them in its trigger: the
+    cells (from one ``# %%`` to the next) of the lines tagged ``# cause: <id>``, comments
+    included (a trigger that stands for what this build cannot run, DataParallel's gather on
+    several GPUs, says what it stands for). The signs claim how the cause is written, and the
+    trigger is the cause written."""
+    found = []
+    by_id = {script.entry_id: script for script in scripts}
+    for entry in catalog:
+        script = by_id.get(entry.id)
+        if script is None:
+            continue  # documented's to say
+        signed = [cause for cause in entry.causes if cause.signs.code]
+        if not signed:
+            continue
+        with open(script.path, encoding="utf-8") as handle:
+            source = handle.read().splitlines()
+        tagged, _ = gallery.cause_tags(script.path, entry)
+        cells = [n for n, line in enumerate(source, 1) if line.startswith("# %%")]
+        for cause in signed:
+            trigger = []
+            for line in sorted(set(tagged.get((gallery.CAUSE_TAG, cause.id), []))):
+                first = max((n for n in cells if n < line), default=1)
+                last = min((n for n in cells if n > line), default=len(source) + 1)
+                trigger += source[first - 1 : last - 1]
+            if not any(shows(code, sign) for code in trigger for sign in cause.signs.code):
+                signs = ", ".join(repr(sign) for sign in cause.signs.code)
+                found.append(
+                    f"{script.path}: cause {cause.id!r}: none of its code signs ({signs}) is in "
+                    "its trigger"
+                )
+    return found
+
+
 def _form_of(entry: Entry, variant: str | None) -> str | None:
     return next((w.form for w in entry.wordings if w.variant == variant), None)
 
@@ -515,6 +552,11 @@ RULES: tuple[Rule, ...] = (
         "scripted",
         "every heading opens a text cell",
         lambda p: _each_script(p, headings_open_text_cells),
+    ),
+    Rule(
+        "scripted",
+        "every cause's code signs are in its trigger",
+        lambda p: code_sign_problems(p.catalog, p.scripts),
     ),
     Rule(
         "recorded",

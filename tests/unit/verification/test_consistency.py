@@ -264,6 +264,24 @@ def test_a_sign_its_trigger_did_not_raise_is_reported(tmp_path):
     ]
 
 
+def test_a_code_sign_its_trigger_does_not_write_is_reported(tmp_path):
+    """A cause's code signs claim how the cause is written; its trigger is the cause written:
+    leaf-inplace's hand-written gradient step said to be recognised by ``.sub_(`` alone."""
+    entries = tmp_path / "entries"
+    shutil.copytree(catalog.ENTRIES_DIR, entries)
+    record = entries / "leaf-inplace.toml"
+    text = record.read_text()
+    assert 'code = ["-= ... .grad", ".add_( ... .grad"]' in text
+    record.write_text(
+        text.replace('code = ["-= ... .grad", ".add_( ... .grad"]', 'code = [".sub_("]')
+    )
+    edited = catalog.load(str(entries), use_cache=False)
+    script = next(s for s in gallery.scripts(str(GALLERY)) if s.entry_id == "leaf-inplace")
+    assert consistency.code_sign_problems(edited, gallery.scripts(str(GALLERY))) == [
+        f"{script.path}: cause 'manual-update': none of its code signs ('.sub_(') is in its trigger"
+    ]
+
+
 # raised -----------------------------------------------------------------------------------
 
 
