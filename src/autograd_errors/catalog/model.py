@@ -155,8 +155,10 @@ class Cause:
 
     ``releases``: the torch releases on which the cause leads to the entry's message (``since``
     and ``until`` in the record); elsewhere its trigger is not judged (torch stopped raising
-    there, or raises another entry's message), and the pages say which releases it holds for.
-    ``signs``: what shows the cause in a paste (:class:`Signs`)."""
+    there, or raises another entry's message), and the pages say which releases it holds for."""
+
+    # ``signs``: what shows the cause in a paste (Signs). (Not in the docstring above: that is
+    # the API page's text, translated in locales/.)
 
     __slots__ = ("fix", "id", "releases", "signs", "sources", "text")
 

@@ -11,9 +11,9 @@ renderer.
 :class:`Answer` is also what :func:`autograd_errors.explain` returns: an explanation that shows
 itself as text (``str``: the CLI's short answer) and in a notebook (``_repr_html_``). It carries
 the common cause it leads with and why (``cause``, a :class:`.causes.CauseChoice
-<autograd_errors.matcher.causes.CauseChoice>`, and ``cause_id``); a diagnosis puts the cause it
-found there, with its culprit lines as the evidence (:meth:`Explanation.diagnosed
-<autograd_errors.matcher.matching.Explanation.diagnosed>`), and every renderer says it.
+<autograd_errors.matcher.causes.CauseChoice>`, and ``cause_id``), which every renderer says;
+:meth:`Explanation.diagnosed <autograd_errors.matcher.matching.Explanation.diagnosed>` puts a
+diagnosis's cause there, with its culprit lines as the evidence.
 """
 
 from __future__ import annotations
