@@ -109,8 +109,8 @@ class Signs:
     """What shows a common cause in a paste: the record's ``[common_cause.signs]`` table.
 
     - ``code``: text in the code of the user's frames that the traceback shows (spaces are
-      ignored and quotes are all ``"``; parts joined by `` ... `` must appear in that order on
-      one line: ``"-= ... .grad"``);
+      ignored and quotes are all ``"``; parts joined by ``...`` between spaces must appear in
+      that order on one line: ``"-= ... .grad"``);
     - ``files``: a part of a frame's file (``"/peft/"``: the traceback goes through PEFT);
     - ``fields``: values of the message's captured fields that this cause gives, by field, as
       prefixes (``op = ["igamma"]``; ``op`` is the operation behind a ``node``), case ignored;
