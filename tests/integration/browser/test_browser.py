@@ -129,6 +129,19 @@ def test_the_paste_page_reads_the_traceback_as_the_command_line_does(browser, se
         assert " ".join(line.replace("`", "").split()) in shown, line
 
 
+def test_a_function_with_its_own_hint_gets_no_advice_about_other_functions(browser, server):
+    # As the command line: no cause of derivative-not-implemented is about linalg_lstsq, and
+    # its hint is the advice; the entry's fix (acosh, cdist) is not shown in its place.
+    paste = "NotImplementedError: the derivative for 'linalg_lstsq' is not implemented."
+    (first, *_) = results(browser, explain_url(server, paste))
+    assert "torch.linalg.lstsq has had a backward since torch 1.11" in first.text
+    assert first.get_attribute("data-cause") is None
+    assert first.find_elements("css selector", "p.autograd-fix") == []
+    advice = first.text.split("Why.", 1)[0]  # (why torch raises it names other functions)
+    assert "cdist" not in advice
+    assert "acosh" not in advice
+
+
 def test_no_match_says_so_and_offers_the_site_search(browser, server):
     from selenium.webdriver.common.by import By
 
