@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import catalog_without_causes
+from helpers import catalog_without_causes, once_per_run
 
 from autograd_errors.verification import environment, judge, verdicts
 from autograd_errors.verification.observer import run_script
@@ -22,10 +22,21 @@ CATALOG = catalog_without_causes()
 
 
 @pytest.fixture(scope="session")
-def check_report(cli) -> dict:
-    result = cli("check", "--json", timeout=600)
-    report = json.loads(result.stdout)
-    report["returncode"] = result.returncode
+def check_report(cli, tmp_path_factory) -> dict:
+    """``check --json`` of every entry, run once for the whole run (every worker reads it)."""
+
+    def run_check() -> dict:
+        result = cli("check", "--json", timeout=900)
+        return {
+            "stdout": result.stdout.decode(),
+            "stderr": result.stderr.decode(),
+            "returncode": result.returncode,
+        }
+
+    outcome = once_per_run(tmp_path_factory, "check-report", run_check)
+    assert outcome["stdout"], outcome["stderr"]
+    report = json.loads(outcome["stdout"])
+    report["returncode"] = outcome["returncode"]
     return report
 
 
@@ -188,7 +199,18 @@ def test_word_diff():
 
 @pytest.fixture(scope="session")
 def installed_package(tmp_path_factory) -> Path:
-    """The package as `pip install` puts it: built as a wheel, installed apart from the repo."""
+    """The package as `pip install` puts it: built as a wheel, installed apart from the repo
+    (once for the whole run)."""
+    return Path(
+        str(
+            once_per_run(
+                tmp_path_factory, "installed-package", lambda: str(_installed(tmp_path_factory))
+            )
+        )
+    )
+
+
+def _installed(tmp_path_factory) -> Path:
     build = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [
