@@ -89,7 +89,7 @@ record: $(INSTALLED)
 	$(BIN)/python -m autograd_errors record
 
 # Not part of `make test`: several GB of torch builds. MATRIX_RELEASES="2.5.1 2.9.1" adds others.
-MATRIX_RELEASES ?= 1.13.1 2.1.2 2.13.0 2.14.1
+MATRIX_RELEASES ?= 1.13.1 2.1.2 2.13.0 2.14.1 2.15.0
 matrix: $(INSTALLED)
 	$(BIN)/python tools/matrix.py $(MATRIX_RELEASES)
 
