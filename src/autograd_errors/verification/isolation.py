@@ -361,8 +361,10 @@ def _outcome(pid: int, timeout: float, result: str, output: str) -> dict[str, An
     timed_out = status is None
     if timed_out:
         if hasattr(signal, "SIGUSR1"):
+            # faulthandler: where it hung, and where every process it forked did (they
+            # inherit the handler; a rank stuck in a collective is often where the hang is).
             with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGUSR1)  # faulthandler: where it hung
+                os.killpg(pid, signal.SIGUSR1)
             _wait(pid, time.monotonic() + _DUMP_WAIT)
     _kill_group(pid)
     with contextlib.suppress(OSError):
@@ -372,7 +374,7 @@ def _outcome(pid: int, timeout: float, result: str, output: str) -> dict[str, An
     if not timed_out and status == 0 and os.path.exists(result):
         with open(result, encoding="utf-8") as handle:
             return {"observation": json.load(handle)}
-    tail = _own_frames(_tail(output))
+    tail = _own_frames(_tail(output, _TAIL_LINES * 4 if timed_out else _TAIL_LINES))
     shown = f"\n{_indent(tail)}" if tail else ""
     if timed_out:
         verdict, detail = Status.TIMEOUT, f"the script did not finish within {timeout:g} s"
@@ -485,8 +487,8 @@ def _point(number: int, path: str, flags: int) -> None:
         os.close(descriptor)
 
 
-def _tail(path: str) -> str:
-    """The last lines of the file at ``path`` (what a stopped script wrote), or ""."""
+def _tail(path: str, lines: int = _TAIL_LINES) -> str:
+    """The last ``lines`` lines of the file at ``path`` (what a stopped script wrote), or ""."""
     try:
         with open(path, "rb") as handle:
             handle.seek(0, os.SEEK_END)
@@ -495,7 +497,7 @@ def _tail(path: str) -> str:
             text = handle.read().decode("utf-8", "replace")
     except OSError:
         return ""
-    return "\n".join(text.rstrip().splitlines()[-_TAIL_LINES:])
+    return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
 def _indent(text: str) -> str:
