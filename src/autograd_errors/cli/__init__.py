@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.reconfigure(errors="backslashreplace")
     try:
         code = _run(argv)
-        sys.stdout.flush()  # here, not at exit, where a failure could only be reported as noise
+        _flush_stdout()
         return code
     except BrokenPipeError:
         # The reader went away (`| head`): not an error of ours; keep the command's result.
@@ -51,7 +51,11 @@ def main(argv: list[str] | None = None) -> int:
             f"autograd-errors: cannot write the output: {error.strerror or error}", file=sys.stderr
         )
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
+        from autograd_errors.cli.run import is_program_interrupt
+
+        if is_program_interrupt(interrupt):
+            raise  # `run`'s program ended by Ctrl-C: this process dies of SIGINT, as it would
         return 130
     except Exception as error:
         if os.environ.get("AUTOGRAD_ERRORS_DEBUG"):
@@ -62,6 +66,19 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+def _flush_stdout() -> None:
+    """Flush standard output here, not at exit, where a failure could only be reported as
+    noise. A program ``run`` ran may have closed it, set it to None or replaced it with an
+    object that cannot flush: Python ends such a program with 0, and so does ``run``."""
+    stream = sys.stdout
+    if stream is None or getattr(stream, "closed", False):
+        return
+    try:
+        stream.flush()
+    except (ValueError, AttributeError):  # closed under us, or no flush: nothing left to write
+        pass
 
 
 def _run(argv: list[str]) -> int:

@@ -123,7 +123,7 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
         return
     entry_id = Path(fname).stem
     if when == "before":
-        observer.reset_torch_state()
+        observer.reset_torch_state(collect=True)
         path = script_path(gallery_conf, entry_id)
         watching = observer.Observer(path)
         _STATE["observers"][entry_id] = watching

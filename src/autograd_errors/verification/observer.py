@@ -203,14 +203,16 @@ def _silent_repros(observation: Observation) -> list[int]:
     return silent
 
 
-def reset_torch_state() -> None:
+def reset_torch_state(*, collect: bool = False) -> None:
     """Give the next script the state a script starts with: seeds at 0, and, where scripts run
     one after another in one process (the site build's sphinx-gallery), what the last one left.
 
     Anomaly mode, grad mode, the default dtype and device, seeds and Ctrl-C's handler go back
     to their defaults, and every warn-once registry is emptied, so a warning one script showed
     shows again in the next. ``check`` and ``record`` run each script in a process of its own
-    (:mod:`.isolation`), which nothing a script does outlives.
+    (:mod:`.isolation`), which nothing a script does outlives. With ``collect`` (the site
+    build, where the last script's objects are still there), a process group it left is
+    destroyed and its garbage collected (:func:`_end_process_groups`).
     """
     import random
     import signal
@@ -225,6 +227,8 @@ def reset_torch_state() -> None:
         torch.set_default_device(None)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    if collect:
+        _end_process_groups(torch)
     torch.use_deterministic_algorithms(False)
     torch.set_warn_always(True)
     torch.manual_seed(0)
@@ -241,6 +245,22 @@ def reset_torch_state() -> None:
         registry = getattr(module, "__warningregistry__", None)
         if isinstance(registry, dict):
             registry.clear()
+
+
+def _end_process_groups(torch: Any) -> None:
+    """A default process group a script left (it failed before its ``destroy_process_group``)
+    destroyed, and what it left in reference cycles (a DDP model's ``Reducer`` holding a
+    ``ProcessGroupGloo``) collected, here. Left, the next script's ``init_process_group``
+    fails with "default process group twice", and a rank that script forks runs their C++
+    destructors in its own garbage collection, where they deadlock (a gloo condition
+    variable whose threads stayed in the parent)."""
+    import gc
+
+    distributed = getattr(torch, "distributed", None)
+    if distributed is not None and distributed.is_available() and distributed.is_initialized():
+        with contextlib.suppress(Exception):
+            distributed.destroy_process_group()
+    gc.collect()
 
 
 def run_script(path: str, *, interrupts: bool = True) -> Observation:

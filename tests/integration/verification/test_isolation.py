@@ -25,7 +25,7 @@ from helpers import REPO
 from autograd_errors.catalog import load
 from autograd_errors.verification import gallery, recordings
 from autograd_errors.verification.isolation import Isolation, Stopped
-from autograd_errors.verification.observer import run_script
+from autograd_errors.verification.observer import reset_torch_state, run_script
 from autograd_errors.verification.verdicts import Status
 
 REFERENCE = recordings.reference_release(str(REPO / "constraints.txt"))
@@ -207,6 +207,40 @@ def test_the_site_builds_reset_gives_the_next_script_the_default_device(tmp_path
         signal.signal(signal.SIGINT, signal.default_int_handler)
     assert observation.crash is None
     assert [event.exception for event in observation.events if event.kind == "exception"]
+
+
+def test_the_site_builds_reset_ends_a_process_group_a_script_left(tmp_path):
+    """A script that fails before its ``destroy_process_group`` (fsdp-uniform-requires-grad on
+    torch 2.1) left the default group in the build's process: the next script's ranks failed
+    with "default process group twice", or deadlocked destroying what it left (the CI hang)."""
+    import torch.distributed as dist
+
+    leaves = tmp_path / "leaves.py"
+    store = tmp_path / "store"
+    leaves.write_text(
+        "import torch, torch.distributed as dist\n"
+        "from torch.nn.parallel import DistributedDataParallel\n"
+        f"dist.init_process_group('gloo', store=dist.FileStore({str(store)!r}, 1), rank=0,"
+        " world_size=1)\n"
+        "model = DistributedDataParallel(torch.nn.Linear(2, 1))\n"
+        "raise RuntimeError('fails before destroy_process_group')\n"
+    )
+    follows = tmp_path / "follows.py"
+    follows.write_text(
+        "import torch.distributed as dist\n"
+        f"dist.init_process_group('gloo', store=dist.FileStore({str(store) + '2'!r}, 1), rank=0,"
+        " world_size=1)\n"
+        "dist.destroy_process_group()\n"
+    )
+    try:
+        assert run_script(str(leaves)).crash is not None
+        assert dist.is_initialized()
+        reset_torch_state(collect=True)
+        assert not dist.is_initialized()
+        assert run_script(str(follows)).crash is None
+    finally:
+        if dist.is_initialized():
+            dist.destroy_process_group()
 
 
 def test_ctrl_c_stops_check_even_when_a_script_ignores_it(project):
