@@ -15,6 +15,7 @@ Exit codes: 0 matched (or success), 1 nothing matched (``check``: a failing entr
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -23,6 +24,7 @@ from autograd_errors.cli.output import (
     EXIT_OK,
     EXIT_USAGE,
     Outcome,
+    print_error,
     print_text,
     silence_stdout,
 )
@@ -33,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     Outcome.code = EXIT_OK
     if sys.stdout is None:  # started with stdout closed (`>&-`)
-        print("autograd-errors: standard output is closed", file=sys.stderr)
+        print_error("autograd-errors: standard output is closed\n")
         return EXIT_USAGE
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="backslashreplace")
@@ -47,9 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         return Outcome.code
     except OSError as error:  # a full disk (`>/dev/full`), a closed descriptor
         silence_stdout()
-        print(
-            f"autograd-errors: cannot write the output: {error.strerror or error}", file=sys.stderr
-        )
+        print_error(f"autograd-errors: cannot write the output: {error.strerror or error}\n")
         return EXIT_USAGE
     except KeyboardInterrupt as interrupt:
         from autograd_errors.cli.run import is_program_interrupt
@@ -60,10 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:
         if os.environ.get("AUTOGRAD_ERRORS_DEBUG"):
             raise
-        print(
+        print_error(
             f"autograd-errors: internal error: {type(error).__name__}: {error}\n"
-            "Set AUTOGRAD_ERRORS_DEBUG=1 to see the traceback, and please report it.",
-            file=sys.stderr,
+            "Set AUTOGRAD_ERRORS_DEBUG=1 to see the traceback, and please report it.\n"
         )
         return EXIT_INTERNAL
 
@@ -75,10 +74,8 @@ def _flush_stdout() -> None:
     stream = sys.stdout
     if stream is None or getattr(stream, "closed", False):
         return
-    try:
+    with contextlib.suppress(ValueError, AttributeError):  # closed under us, or no flush
         stream.flush()
-    except (ValueError, AttributeError):  # closed under us, or no flush: nothing left to write
-        pass
 
 
 def _run(argv: list[str]) -> int:
@@ -95,5 +92,5 @@ def _run(argv: list[str]) -> int:
         return print_text(help_text(asked.command).rstrip("\n"), EXIT_OK)
     except UsageError as error:
         shown = f"\n{usage(error.command)}" if error.show_usage else ""
-        print(f"autograd-errors: {error}\n{shown}", end="", file=sys.stderr)
+        print_error(f"autograd-errors: {error}\n{shown}")
         return EXIT_USAGE

@@ -130,7 +130,8 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
         _STATE["build"] = os.getpid()
         # A script that hangs here (it passed on its own) ends the build with every thread's
         # traceback, instead of holding it forever.
-        faulthandler.dump_traceback_later(DEFAULT_TIMEOUT, exit=True, file=sys.__stderr__)
+        where = sys.__stderr__ if sys.__stderr__ is not None else 2
+        faulthandler.dump_traceback_later(DEFAULT_TIMEOUT, exit=True, file=where)
         watching.start()
         return
     if _STATE.get("build", os.getpid()) != os.getpid():

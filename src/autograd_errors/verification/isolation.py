@@ -160,7 +160,8 @@ class Isolation:
             raise ServerLost(ready.get("error", "it did not start"))
 
     def _send(self, request: dict[str, Any]) -> None:
-        assert self._server is not None and self._server.stdin is not None
+        assert self._server is not None
+        assert self._server.stdin is not None
         try:
             self._server.stdin.write(json.dumps(request).encode() + b"\n")
             self._server.stdin.flush()
@@ -277,8 +278,15 @@ def _start_child(
     if mode == "fresh":
         with open(output, "wb") as stream:
             child = subprocess.Popen(
-                [sys.executable, "-c", _BOOT.format("child_main"), _PACKAGE_PARENT]
-                + [path, result, str(os.getpid())],
+                [
+                    sys.executable,
+                    "-c",
+                    _BOOT.format("child_main"),
+                    _PACKAGE_PARENT,
+                    path,
+                    result,
+                    str(os.getpid()),
+                ],
                 stdin=subprocess.DEVNULL,
                 stdout=stream,
                 stderr=stream,
@@ -295,8 +303,8 @@ def _start_child(
         try:
             os.setpgid(0, 0)
             signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the server's way to stop
-            for stream in protocol:
-                os.close(stream.fileno())
+            for pipe in protocol:
+                os.close(pipe.fileno())
             _point(0, os.devnull, os.O_RDONLY)
             _point(1, output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
             os.dup2(1, 2)
@@ -359,13 +367,12 @@ def _outcome(pid: int, timeout: float, result: str, output: str) -> dict[str, An
     what it did: ``{"observation": ...}``, or ``{"status": ..., "detail": ...}``."""
     status = _wait(pid, time.monotonic() + timeout)
     timed_out = status is None
-    if timed_out:
-        if hasattr(signal, "SIGUSR1"):
-            # faulthandler: where it hung, and where every process it forked did (they
-            # inherit the handler; a rank stuck in a collective is often where the hang is).
-            with contextlib.suppress(OSError):
-                os.killpg(pid, signal.SIGUSR1)
-            _wait(pid, time.monotonic() + _DUMP_WAIT)
+    if timed_out and hasattr(signal, "SIGUSR1"):
+        # faulthandler: where it hung, and where every process it forked did (they
+        # inherit the handler; a rank stuck in a collective is often where the hang is).
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGUSR1)
+        _wait(pid, time.monotonic() + _DUMP_WAIT)
     _kill_group(pid)
     with contextlib.suppress(OSError):
         os.kill(pid, signal.SIGKILL)  # not reaped yet: still this child, in whatever group
@@ -507,7 +514,10 @@ def _indent(text: str) -> str:
 def _own_frames(text: str) -> str:
     """A stopped script's output without the frames of the process that ran it (this
     module, the observer) and faulthandler's list of extension modules."""
-    ours = (f'{os.sep}verification{os.sep}isolation.py"', f'{os.sep}verification{os.sep}observer.py"')
+    ours = (
+        f'{os.sep}verification{os.sep}isolation.py"',
+        f'{os.sep}verification{os.sep}observer.py"',
+    )
     kept = [
         line
         for line in text.splitlines()

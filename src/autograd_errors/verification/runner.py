@@ -7,8 +7,8 @@ from __future__ import annotations
 from autograd_errors.catalog import load
 from autograd_errors.verification import environment, gallery
 from autograd_errors.verification.consistency import correspondence_problems
-from autograd_errors.verification.judge import judge
 from autograd_errors.verification.isolation import DEFAULT_TIMEOUT, Isolation, Stopped
+from autograd_errors.verification.judge import judge
 from autograd_errors.verification.observer import Observation
 from autograd_errors.verification.verdicts import UNVERIFIED, Result, Status
 

@@ -103,7 +103,9 @@ def test_a_directory_and_a_zipapp_run_as_python_runs_them(tmp_path, cli_env):
     (tmp_path / "empty").mkdir()
     refused = both(tmp_path, "empty", cli_env=cli_env)[1]
     assert refused.returncode == 2
-    assert refused.stderr.strip() == "autograd-errors: run: cannot find '__main__' module in 'empty'"
+    assert (
+        refused.stderr.strip() == "autograd-errors: run: cannot find '__main__' module in 'empty'"
+    )
 
 
 @pytest.mark.parametrize("ending", ["sys.stdout.close()", "sys.stdout = None"])
@@ -134,16 +136,19 @@ def test_an_error_importing_the_package_of_dash_m_is_the_program_s(packages, cli
     """R15: it was an internal error (3) with no traceback, or "no module named" (2) hiding
     the missing dependency."""
     python, run = both(packages, "-m", "badpkg.sub", cli_env=cli_env)
-    assert python.returncode == 1 and LEAF_ERROR in python.stderr
+    assert python.returncode == 1
+    assert LEAF_ERROR in python.stderr
     assert run.returncode == 1
-    assert "badpkg/__init__.py\", line 3, in <module>\n    x += 1\n" in run.stderr
+    assert 'badpkg/__init__.py", line 3, in <module>\n    x += 1\n' in run.stderr
     assert LEAF_ERROR in run.stderr
     assert "(leaf-inplace)" in run.stderr  # and the answer
     assert "importlib" not in run.stderr  # the frames are the program's, not the runner's
     python, run = both(packages, "-m", "deppkg.sub", cli_env=cli_env)
     missing = "ModuleNotFoundError: No module named 'wandb_not_installed_here'"
-    assert python.returncode == 1 and missing in python.stderr
-    assert run.returncode == 1 and missing in run.stderr, run.stderr
+    assert python.returncode == 1
+    assert missing in python.stderr
+    assert run.returncode == 1, run.stderr
+    assert missing in run.stderr
     run = both(packages, "-m", "okpkg.missing", cli_env=cli_env)[1]
     assert run.returncode == 2
     assert run.stderr.strip() == "autograd-errors: run: no module named 'okpkg.missing'"

@@ -114,9 +114,7 @@ def test_a_script_that_ends_its_process_fails_as_exited(project):
     result = project.run("check", entry_of(CHANGED), entry_of(NEIGHBOUR))
     assert result.returncode == 1, result.stderr
     assert verdicts(result.stdout) == {entry_of(CHANGED): "EXITED", entry_of(NEIGHBOUR): "OK"}
-    assert (
-        "the script's process ended with exit status 0 before the script did" in result.stdout
-    )
+    assert "the script's process ended with exit status 0 before the script did" in result.stdout
     assert result.stdout.rstrip().endswith("1 entry failed")
 
 
@@ -334,7 +332,8 @@ def test_a_fresh_interpreter_per_script_sees_what_a_fork_sees(tmp_path):
     exits.write_text("import os\nos._exit(3)\n")
     with Isolation(60) as forked, Isolation(60, fresh=True) as fresh:
         by_fork, by_fresh = forked.observe(script.path), fresh.observe(script.path)
-        assert not isinstance(by_fork, Stopped) and not isinstance(by_fresh, Stopped)
+        assert not isinstance(by_fork, Stopped)
+        assert not isinstance(by_fresh, Stopped)
         assert by_fresh.as_dict() == by_fork.as_dict()
         for isolation in (forked, fresh):
             stopped = isolation.observe(str(exits))
