@@ -12,6 +12,8 @@ SPHINX := $(BIN)/sphinx-build -W --keep-going -n -c . docs _build/html
 # It reuses the gallery's outputs of the English build (their scripts are unchanged).
 SPHINX_ZH := $(BIN)/sphinx-build -W --keep-going -n -c . -D language=zh_CN docs _build/html/zh_CN
 PORT ?= 8000
+# The workers `make test` runs the tests on (pytest-xdist): this machine has two cores.
+TEST_WORKERS ?= 2
 
 .PHONY: setup docs serve test lint bench matrix record browser clean mutate translations
 
@@ -62,7 +64,7 @@ test: $(INSTALLED) browser
 	$(BIN)/ruff check --no-cache .
 	$(BIN)/ruff format --no-cache --check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
@@ -87,7 +89,7 @@ record: $(INSTALLED)
 	$(BIN)/python -m autograd_errors record
 
 # Not part of `make test`: several GB of torch builds. MATRIX_RELEASES="2.5.1 2.9.1" adds others.
-MATRIX_RELEASES ?= 1.13.1 2.1.2 2.13.0 2.14.1
+MATRIX_RELEASES ?= 1.13.1 2.1.2 2.13.0 2.14.1 2.15.0
 matrix: $(INSTALLED)
 	$(BIN)/python tools/matrix.py $(MATRIX_RELEASES)
 

@@ -1,6 +1,6 @@
 """Record and check the catalog on several torch releases, each in a venv of its own.
 
-    python tools/matrix.py [RELEASE ...]   (default: the releases of issue #5)
+    python tools/matrix.py [RELEASE ...]   (default: the releases of issue #20)
 
 For each release: create ``.matrix/torch-<release>`` (or reuse it) with that torch and a NumPy
 it works with, then run this checkout's ``record`` (writing ``data/observed/``) and ``check``
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-RELEASES = ("1.13.1", "2.1.2", "2.13.0", "2.14.1")
+RELEASES = ("1.13.1", "2.1.2", "2.13.0", "2.14.1", "2.15.0")
 
 
 def numpy_requirement(release: str) -> str:

@@ -25,6 +25,7 @@ in this process, where the page catches it.
 
 import contextlib
 import importlib
+import os
 import re
 import socket
 from collections.abc import Callable
@@ -45,12 +46,15 @@ def run_rank(rank: int, port: int, reports: object, step: Callable[[int], object
         "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD_SIZE
     )
     try:
-        reports.put((rank, step(rank), None))  # type: ignore[attr-defined]
+        value = step(rank)
     except Exception as error:
         reports.put((rank, None, error))  # type: ignore[attr-defined]
-        raise  # a failed rank makes start_processes stop the other one
-    finally:
-        dist.destroy_process_group()
+        # Leave at once, the group not destroyed: the failed step may have left a collective
+        # waiting for the other rank, and destroying gloo's threads would wait for it forever.
+        # A failed rank makes start_processes stop the other one.
+        os._exit(1)
+    reports.put((rank, value, None))  # type: ignore[attr-defined]
+    dist.destroy_process_group()
 
 
 def on_two_ranks(step: Callable[[int], object]) -> list[object]:
@@ -65,7 +69,7 @@ def on_two_ranks(step: Callable[[int], object]) -> list[object]:
         mp.start_processes(
             run_rank, args=(port, reports, step), nprocs=WORLD_SIZE, start_method="fork"
         )
-    except mp.ProcessRaisedException as error:
+    except (mp.ProcessRaisedException, mp.ProcessExitedException) as error:
         failure = error
     results: list[object] = [None] * WORLD_SIZE
     while not reports.empty():

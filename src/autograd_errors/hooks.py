@@ -96,7 +96,9 @@ def _excepthook_over(original: ExceptHook, patches: Patches) -> ExceptHook:
             original(kind, error, traceback)
         except Exception:  # noqa: BLE001 - an original hook that fails still leaves a traceback
             sys.__excepthook__(kind, error, traceback)
-        if patches is _installed:
+        # Ctrl-C has no answer; and importing anything here (the answer's modules) makes
+        # CPython exit 1 instead of dying of SIGINT, which a shell loop needs to stop.
+        if patches is _installed and not isinstance(error, KeyboardInterrupt):
             _print_answer(error)
 
     return excepthook

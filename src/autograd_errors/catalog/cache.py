@@ -15,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
+import stat
+import sys
 import zlib
 
 TYPE_CHECKING = False
@@ -22,7 +24,13 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAGIC = b"autograd-errors catalog cache\n"
-_PREFIX, _SUFFIX = "catalog-", ".marshal"
+#: Each interpreter's files have a name of their own (``catalog-cpython-311-...``): two
+#: Pythons sharing the directory (a 3.11 and a 3.12 venv on one checkout) keep each its cache,
+#: and each removes only its own earlier catalogs.
+_PREFIX = f"catalog-{sys.implementation.cache_tag or sys.implementation.name}-"
+_SUFFIX = ".marshal"
+#: A cache file is about 0.5 MB; anything far larger at its path is not one, and is not read.
+_MAX_SIZE = 64 * 1024 * 1024
 
 
 def cache_root() -> str | None:
@@ -62,11 +70,17 @@ def read(cache: str, checksum: str) -> dict[str, Any] | None:
     try:
         if not _trusted(os.lstat(os.path.dirname(cache))):
             return None
-        descriptor = os.open(cache, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        # O_NONBLOCK: a FIFO planted at the path would block open() forever (and with it
+        # every command, and the excepthook of a crashing script); it has no effect on a file.
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        descriptor = os.open(cache, flags)
         with os.fdopen(descriptor, "rb") as handle:
-            if not _trusted(os.fstat(handle.fileno())):
+            status = os.fstat(handle.fileno())
+            if not stat.S_ISREG(status.st_mode) or status.st_size > _MAX_SIZE:
                 return None
-            blob = handle.read()
+            if not _trusted(status):
+                return None
+            blob = handle.read(_MAX_SIZE + 1)
     except OSError:
         return None
     header = len(MAGIC) + 4
@@ -85,7 +99,8 @@ def read(cache: str, checksum: str) -> dict[str, Any] | None:
 
 
 def write(cache: str, checksum: str, data: dict[str, Any]) -> None:
-    """Write the cache atomically, and remove the files of earlier catalogs."""
+    """Write the cache atomically, and remove the files of this interpreter's earlier
+    catalogs."""
     payload = marshal.dumps({"checksum": checksum, **data})
     directory = os.path.dirname(cache)
     temporary = f"{cache}.{os.getpid()}.tmp"
@@ -93,7 +108,10 @@ def write(cache: str, checksum: str, data: dict[str, Any]) -> None:
         os.makedirs(directory, mode=0o700, exist_ok=True)
         if not _trusted(os.lstat(directory)):
             return
-        with open(temporary, "wb") as handle:
+        # 0600 whatever the umask (002 would give 0664, which read() then refuses as
+        # writable by others, so that every command parsed the TOML again).
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "wb") as handle:
             handle.write(MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload)
         os.replace(temporary, cache)
         for name in os.listdir(directory):

@@ -15,6 +15,7 @@ Exit codes: 0 matched (or success), 1 nothing matched (``check``: a failing entr
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -23,6 +24,7 @@ from autograd_errors.cli.output import (
     EXIT_OK,
     EXIT_USAGE,
     Outcome,
+    print_error,
     print_text,
     silence_stdout,
 )
@@ -33,13 +35,13 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     Outcome.code = EXIT_OK
     if sys.stdout is None:  # started with stdout closed (`>&-`)
-        print("autograd-errors: standard output is closed", file=sys.stderr)
+        print_error("autograd-errors: standard output is closed\n")
         return EXIT_USAGE
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="backslashreplace")
     try:
         code = _run(argv)
-        sys.stdout.flush()  # here, not at exit, where a failure could only be reported as noise
+        _flush_stdout()
         return code
     except BrokenPipeError:
         # The reader went away (`| head`): not an error of ours; keep the command's result.
@@ -47,21 +49,33 @@ def main(argv: list[str] | None = None) -> int:
         return Outcome.code
     except OSError as error:  # a full disk (`>/dev/full`), a closed descriptor
         silence_stdout()
-        print(
-            f"autograd-errors: cannot write the output: {error.strerror or error}", file=sys.stderr
-        )
+        print_error(f"autograd-errors: cannot write the output: {error.strerror or error}\n")
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
+        from autograd_errors.cli.run import is_program_interrupt
+
+        if is_program_interrupt(interrupt):
+            raise  # `run`'s program ended by Ctrl-C: this process dies of SIGINT, as it would
         return 130
     except Exception as error:
         if os.environ.get("AUTOGRAD_ERRORS_DEBUG"):
             raise
-        print(
+        print_error(
             f"autograd-errors: internal error: {type(error).__name__}: {error}\n"
-            "Set AUTOGRAD_ERRORS_DEBUG=1 to see the traceback, and please report it.",
-            file=sys.stderr,
+            "Set AUTOGRAD_ERRORS_DEBUG=1 to see the traceback, and please report it.\n"
         )
         return EXIT_INTERNAL
+
+
+def _flush_stdout() -> None:
+    """Flush standard output here, not at exit, where a failure could only be reported as
+    noise. A program ``run`` ran may have closed it, set it to None or replaced it with an
+    object that cannot flush: Python ends such a program with 0, and so does ``run``."""
+    stream = sys.stdout
+    if stream is None or getattr(stream, "closed", False):
+        return
+    with contextlib.suppress(ValueError, AttributeError):  # closed under us, or no flush
+        stream.flush()
 
 
 def _run(argv: list[str]) -> int:
@@ -78,5 +92,5 @@ def _run(argv: list[str]) -> int:
         return print_text(help_text(asked.command).rstrip("\n"), EXIT_OK)
     except UsageError as error:
         shown = f"\n{usage(error.command)}" if error.show_usage else ""
-        print(f"autograd-errors: {error}\n{shown}", end="", file=sys.stderr)
+        print_error(f"autograd-errors: {error}\n{shown}")
         return EXIT_USAGE

@@ -3,6 +3,8 @@ and judged; ``record`` writes what this release raised to ``data/observed/``."""
 
 from __future__ import annotations
 
+import os
+
 from autograd_errors.cli.output import EXIT_NO_MATCH, EXIT_OK, print_json, print_text, refuse
 from autograd_errors.cli.table import UsageError
 
@@ -25,7 +27,7 @@ def check(options: Options) -> int:
     unknown = [entry_id for entry_id in options.args if entry_id not in catalog]
     if unknown:
         raise UsageError(f"check: no entry {unknown[0]!r}", show_usage=False)
-    results = runner.check(catalog, only=options.args or None)
+    results = runner.check(catalog, only=options.args or None, timeout=_timeout(options))
     code = EXIT_NO_MATCH if any(result.status.failing for result in results) else EXIT_OK
     if options.json:
         return print_json({"torch": version, "results": [r.as_dict() for r in results]}, code)
@@ -51,19 +53,27 @@ def record(options: Options) -> int:
     directory = options.output or recordings.default_directory()
     if directory is None:
         return refuse("record", "this is an installed package, not a checkout: give --output DIR")
-    path = recordings.recording_path(directory, version)
+    # Where the user meant, now: a relative --output is relative to this directory.
+    path = recordings.recording_path(os.path.abspath(directory), version)
+    shown = recordings.recording_path(directory, version)
     problem = recordings.output_problem(path)
     if problem:
         return refuse("record", problem)
     entries = load()
-    judged = runner.run_all(entries, gallery.scripts())
+    judged = runner.run_all(entries, gallery.scripts(), _timeout(options))
     try:
         recordings.write_recording(path, recordings.recording_data(entries, judged, version))
     except OSError as error:
-        return refuse("record", f"cannot write {path}: {error.strerror or error}")
+        return refuse("record", f"cannot write {shown}: {error.strerror or error}")
     counts: dict[str, int] = {}
     for result, _ in judged:
         counts[result.status.value] = counts.get(result.status.value, 0) + 1
     summary = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
     code = EXIT_NO_MATCH if any(result.status.failing for result, _ in judged) else EXIT_OK
-    return print_text(f"torch {version}: {summary}; written to {path}", code)
+    return print_text(f"torch {version}: {summary}; written to {shown}", code)
+
+
+def _timeout(options: Options) -> float:
+    from autograd_errors.verification.isolation import DEFAULT_TIMEOUT
+
+    return float(options.timeout) if options.timeout else DEFAULT_TIMEOUT

@@ -44,8 +44,22 @@ def print_json(value: object, code: int) -> int:
 
 def refuse(command: str, reason: str) -> int:
     """One line on stderr saying why ``command`` cannot run, and the usage error's exit code."""
-    print(f"autograd-errors {command}: {reason}", file=sys.stderr)
+    print_error(f"autograd-errors {command}: {reason}\n")
     return EXIT_USAGE
+
+
+def print_error(text: str) -> None:
+    """``text`` on stderr, if it can be written. A closed stderr (``2>&-``: ``sys.stderr`` is
+    None, and ``print(file=None)`` would write to stdout, where a ``--json`` reader is) or a
+    full one (``2>/dev/full``) loses the words only: the exit code stays the one chosen."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(text)
+        stream.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def visible(text: str) -> str:

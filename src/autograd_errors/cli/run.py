@@ -41,13 +41,56 @@ def run(options: Options) -> int:
     if diagnosis:
         diagnosis.start(target, args, module)
     try:
-        raised = program.run(target, args, module=module)
+        try:
+            raised = program.run(target, args, module=module)
+        except program.ProgramNotFound as error:  # -m pkg.mod: pkg imported, no mod in it
+            raise UsageError(f"run: {error}", show_usage=False) from None
         if raised is None:
             return EXIT_OK
-        sys.excepthook(type(raised), raised, raised.__traceback__)
+        _report(raised)
         if diagnosis:
             diagnosis.failed(raised)
-        return 130 if isinstance(raised, KeyboardInterrupt) else EXIT_NO_MATCH
+        if isinstance(raised, KeyboardInterrupt):
+            raise program_interrupted() from None
+        return EXIT_NO_MATCH
     finally:
         if diagnosis:
             diagnosis.finish()
+
+
+def program_interrupted() -> KeyboardInterrupt:
+    """What ``run`` raises when its program ended by Ctrl-C: a plain ``KeyboardInterrupt``
+    (CPython dies of SIGINT only for that very type), marked so that ``main()`` lets it
+    through, and this process dies of SIGINT as Python's does: a shell loop around it stops.
+    The traceback was printed already: the hook that would print it again is made silent."""
+    interrupt = KeyboardInterrupt()
+    interrupt.autograd_errors_program = True  # type: ignore[attr-defined]
+    sys.excepthook = _silent
+    return interrupt
+
+
+def is_program_interrupt(interrupt: BaseException) -> bool:
+    return getattr(interrupt, "autograd_errors_program", False) is True
+
+
+def _silent(*_: object) -> None:
+    return None
+
+
+def _report(raised: BaseException) -> None:
+    """``sys.excepthook`` on what the program raised, as Python calls it: a hook that is
+    missing or fails gets Python's words, and the program's traceback is shown anyway."""
+    import traceback
+
+    hook = getattr(sys, "excepthook", None)
+    if hook is None:
+        print("sys.excepthook is missing", file=sys.stderr)
+        traceback.print_exception(type(raised), raised, raised.__traceback__)
+        return
+    try:
+        hook(type(raised), raised, raised.__traceback__)
+    except BaseException as failure:  # noqa: BLE001 - the program's own hook, reported as Python does
+        print("Error in sys.excepthook:", file=sys.stderr)
+        traceback.print_exception(type(failure), failure, failure.__traceback__)
+        print("\nOriginal exception was:", file=sys.stderr)
+        traceback.print_exception(type(raised), raised, raised.__traceback__)

@@ -44,6 +44,17 @@ def _language(value: str) -> str:
     return parse_lang(value)
 
 
+def _seconds(value: str) -> str:
+    """A positive number of seconds, as given (``--timeout 30``, ``--timeout 0.5``)."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0 or seconds == float("inf"):
+        raise ValueError("needs a number of seconds above 0")
+    return value
+
+
 def _rule_codes(value: str) -> str:
     from autograd_errors.lint.registry import parse_codes
 
@@ -61,6 +72,13 @@ OPTIONS = {
         Option(("--echo",), 'explain --json: include the pasted text as "query"'),
         Option(("--repro",), "show: print the entry's gallery script (the repro and its fixes)"),
         Option(("--output",), "where record writes its file", value="DIR"),
+        Option(
+            ("--timeout",),
+            "check, record: the seconds each gallery script may run before it is stopped\n"
+            "and its entry fails as TIMEOUT (default 300)",
+            value="SECONDS",
+            parse=_seconds,
+        ),
         Option(
             ("--base-url",),
             "site that the printed links point to\n"
@@ -101,6 +119,7 @@ _VALUE_WORDS = {
     "DIR": "a directory",
     "en|zh": "en or zh",
     "CODES": "rule codes, such as AE101 or AE1",
+    "SECONDS": "a number of seconds",
 }
 
 
@@ -181,16 +200,16 @@ COMMANDS = {
             "check",
             "[ID ...]",
             (0, None),
-            ("json",),
-            "run every entry's gallery script (or the IDs' only) on the installed torch and\n"
-            "verify what it raises",
+            ("json", "timeout"),
+            "run every entry's gallery script (or the IDs' only) on the installed torch, each\n"
+            "in a process of its own, and verify what it raises",
             "checking:check",
         ),
         Command(
             "record",
             "",
             (0, 0),
-            ("output",),
+            ("output", "timeout"),
             "run them and write what this torch release raised to DIR/torch-<release>.json\n"
             "(DIR: the checkout's data/observed)",
             "checking:record",
@@ -332,6 +351,7 @@ class Options:
         self.args: list[str] = []
         self.verbose = self.json = self.echo = self.repro = False
         self.output: str | None = None
+        self.timeout: str | None = None  # check, record: seconds, checked
         self.base_url: str | None = None
         self.lang: str | None = None
         self.entries: str | None = None

@@ -103,6 +103,23 @@ class Patches:
 
         self._undo.append(undo)
 
+    def replace(self, items: MutableSequence[Any], index: int, item: object) -> None:
+        """``items[index] = item`` (``sys.path[0]``); undone if that very object is still
+        there (else the first item is added back in front)."""
+        if not items:
+            self.insert(items, 0, item)
+            return
+        previous = items[index]
+        items[index] = item
+
+        def undo() -> None:
+            for at, present in enumerate(items):
+                if present is item:
+                    items[at] = previous
+                    return
+
+        self._undo.append(undo)
+
     def trace(self, function: Callable[..., Any]) -> None:
         """``sys.settrace(function)``."""
         previous = sys.gettrace()

@@ -1,9 +1,11 @@
 """Sphinx glue: entry pages from the catalog, and a build that fails on drift.
 
-- :mod:`.verification`: while sphinx-gallery runs each gallery script, the observer of
-  :mod:`autograd_errors.verification.observer` watches it (``reset_example`` is sphinx-gallery's
-  ``reset_modules`` hook), and the verdict is stored beside the generated page; any verdict but
-  a passing one stops the build with the same report as ``check``.
+- :mod:`.verification`: before sphinx-gallery runs the gallery scripts, each runs in a process
+  of its own, as ``check`` runs it, and its verdict is stored beside the generated page; any
+  verdict but a passing one stops the build with the same report as ``check``. While
+  sphinx-gallery runs them in the build's process, the observer of
+  :mod:`autograd_errors.verification.observer` watches each again (``reset_example`` is
+  sphinx-gallery's ``reset_modules`` hook).
 - :mod:`.directives`: ``autograd-entry``, ``autograd-entry-footer``, ``autograd-index`` and
   ``autograd-matrix``.
 - :mod:`.nodes`: the docutils nodes and reStructuredText those directives build.
@@ -45,6 +47,7 @@ __all__ = ["fingerprint", "reset_example", "setup"]
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", verification.invalidate_stale_runs, priority=100)
+    app.connect("builder-inited", verification.verify_in_isolation, priority=200)
     app.connect("builder-inited", verification.fail_on_bad_verdicts, priority=900)
     app.connect("builder-inited", assets.add_static_files)
     app.connect("builder-inited", assets.write_strings)

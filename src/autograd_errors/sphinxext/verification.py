@@ -1,17 +1,28 @@
-"""Verification during the site build: each gallery script observed while sphinx-gallery runs
-it, its entry judged, the verdict stored beside the generated page, and the build stopped on
-any verdict that is not passing.
+"""Verification during the site build: each gallery script run in a process of its own, as
+``check`` runs it (:mod:`autograd_errors.verification.isolation`), its entry judged and the
+verdict stored beside the generated page, before sphinx-gallery runs any script; the build
+stops there on any verdict that is not passing. A script that hangs, ends its process or
+crashes is failed as it is by ``check`` (``TIMEOUT``, ``EXITED``, ``CRASHED``), and never
+reaches sphinx-gallery, which runs the scripts in the build's own process to make their pages.
 
-sphinx-gallery skips scripts whose source did not change. A new torch release or a changed
-catalog changes what a script must show, so both are part of a fingerprint; when it changes,
-every script runs again.
+There, the observer watches each script again: a script that passes on its own but fails
+after the others (a state one of them left) fails the build too, since its page would show
+that. A script forked there that returns into the build ends where its script does; one that
+outlives the timeout ends the build, with where every thread was.
+
+sphinx-gallery skips scripts whose source did not change; so does the isolated run (each
+verdict holds the digest of its script). A new torch release or a changed catalog changes what
+a script must show, so both are part of a fingerprint; when it changes, every script runs
+again.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import hashlib
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +35,7 @@ from autograd_errors import catalog as catalog_module
 from autograd_errors.catalog import Catalog, Entry
 from autograd_errors.verification import environment, gallery, observer, runner
 from autograd_errors.verification.consistency import correspondence_problems
+from autograd_errors.verification.isolation import DEFAULT_TIMEOUT
 from autograd_errors.verification.judge import judge
 from autograd_errors.verification.verdicts import Result
 
@@ -47,10 +59,27 @@ def verdict_file(srcdir: str | os.PathLike[str], entry: Entry) -> Path:
     return Path(srcdir) / Path(entry.path).with_suffix(_VERDICT_SUFFIX)
 
 
-def write_verdict(srcdir: str | os.PathLike[str], entry: Entry, result: Result) -> None:
+def write_verdict(
+    srcdir: str | os.PathLike[str], entry: Entry, result: Result, script: str = ""
+) -> None:
+    """Store ``entry``'s verdict, with the digest of the ``script`` it was judged from."""
     target = verdict_file(srcdir, entry)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(result.as_dict(), indent=2), encoding="utf-8")
+    stored = {**result.as_dict(), "script": script_digest(script) if script else ""}
+    target.write_text(json.dumps(stored, indent=2), encoding="utf-8")
+
+
+def script_digest(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _verdict_is_current(srcdir: str | os.PathLike[str], entry: Entry, script: str) -> bool:
+    """Whether ``entry``'s stored verdict was judged from the script as it is now."""
+    stored = verdict_file(srcdir, entry)
+    if not stored.exists():
+        return False
+    data = json.loads(stored.read_text(encoding="utf-8"))
+    return bool(data.get("script")) and data["script"] == script_digest(script)
 
 
 def read_verdict(srcdir: str | os.PathLike[str], entry: Entry) -> Result | None:
@@ -58,21 +87,56 @@ def read_verdict(srcdir: str | os.PathLike[str], entry: Entry) -> Result | None:
     stored = verdict_file(srcdir, entry)
     if not stored.exists():
         return None
-    return Result.from_dict(json.loads(stored.read_text(encoding="utf-8")))
+    data = json.loads(stored.read_text(encoding="utf-8"))
+    return Result.from_dict({key: data[key] for key in ("id", "status", "message", "detail")})
+
+
+def verify_in_isolation(app: Sphinx) -> None:
+    """Before sphinx-gallery runs the scripts: each script whose verdict is not current run in
+    a process of its own, as ``check`` runs it, and judged; the build stops here if any entry
+    fails, so that sphinx-gallery never runs a script that hangs, exits or crashes."""
+    gallery_conf = app.config.sphinx_gallery_conf
+    catalog = site_catalog()
+    stale = [
+        script
+        for script in gallery.scripts(gallery_source(gallery_conf))
+        if script.entry_id in catalog
+        and not _verdict_is_current(app.srcdir, catalog[script.entry_id], script.path)
+    ]
+    if not stale:
+        return
+    judged = runner.run_all(catalog, stale)
+    for (result, _), script in zip(judged, stale, strict=True):
+        write_verdict(app.srcdir, catalog[result.entry_id], result, script.path)
+    results = [result for result, _ in judged]
+    if any(result.status.failing for result in results):
+        raise ExtensionError(
+            "entries failed verification against the installed torch, each script run in a "
+            "process of its own:\n" + runner.report_text(results, environment.torch_version())
+        )
 
 
 def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
-    """sphinx-gallery's reset hook: a clean state before each script, a verdict after it."""
+    """sphinx-gallery's reset hook: a clean state before each script, and a watch on it; its
+    verdict in the build's process after it."""
     if fname is None:
         return
     entry_id = Path(fname).stem
     if when == "before":
-        observer.reset_torch_state()
+        observer.reset_torch_state(collect=True)
         path = script_path(gallery_conf, entry_id)
         watching = observer.Observer(path)
         _STATE["observers"][entry_id] = watching
+        _STATE["build"] = os.getpid()
+        # A script that hangs here (it passed on its own) ends the build with every thread's
+        # traceback, instead of holding it forever.
+        where = sys.__stderr__ if sys.__stderr__ is not None else 2
+        faulthandler.dump_traceback_later(DEFAULT_TIMEOUT, exit=True, file=where)
         watching.start()
         return
+    if _STATE.get("build", os.getpid()) != os.getpid():
+        os._exit(0)  # a fork the script made, returning into the build: its script is done
+    faulthandler.cancel_dump_traceback_later()
     watching = _STATE["observers"].pop(entry_id, None)
     if watching is None:
         return
@@ -82,7 +146,15 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
         return
     entry = catalog[entry_id]
     result = judge(entry, observation, catalog, environment.torch_version())
-    write_verdict(gallery_conf["src_dir"], entry, result)
+    alone = read_verdict(gallery_conf["src_dir"], entry)
+    if alone is not None and (alone.status.failing or not result.status.failing):
+        return  # the verdict of its own process stands
+    if alone is not None:
+        result.detail = (
+            "the script passes in a process of its own, but not in the site build's, after "
+            "the scripts before it (a state one of them leaves):\n" + result.detail
+        )
+    write_verdict(gallery_conf["src_dir"], entry, result, observation.path)
 
 
 def script_path(gallery_conf: dict[str, Any], entry_id: str) -> str:

@@ -53,6 +53,22 @@ class Event:
     def text(self) -> str:
         return f"{self.exception}: {self.message}"
 
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "exception": self.exception,
+            "message": self.message,
+            "line": self.line,
+            "statement": self.statement,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Event:
+        """The inverse of :meth:`as_dict`."""
+        return cls(
+            data["kind"], data["exception"], data["message"], data["line"], data["statement"]
+        )
+
 
 class Observation:
     """What one run of a gallery script did."""
@@ -65,6 +81,29 @@ class Observation:
         # Lines of module-level ``try`` blocks that caught nothing:
         self.silent_repros: list[int] = []
         self.executed: set[int] = set()  # module-level lines that ran
+
+    def as_dict(self) -> dict[str, Any]:
+        """As JSON holds it: what a script's own process hands back (:mod:`.isolation`)."""
+        return {
+            "path": self.path,
+            "events": [event.as_dict() for event in self.events],
+            "crash": self.crash,
+            "crash_event": self.crash_event.as_dict() if self.crash_event else None,
+            "silent_repros": self.silent_repros,
+            "executed": sorted(self.executed),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Observation:
+        """The inverse of :meth:`as_dict`."""
+        observation = cls(data["path"])
+        observation.events = [Event.from_dict(event) for event in data["events"]]
+        observation.crash = data["crash"]
+        crash_event = data["crash_event"]
+        observation.crash_event = Event.from_dict(crash_event) if crash_event else None
+        observation.silent_repros = list(data["silent_repros"])
+        observation.executed = set(data["executed"])
+        return observation
 
 
 class Observer:
@@ -164,19 +203,32 @@ def _silent_repros(observation: Observation) -> list[int]:
     return silent
 
 
-def reset_torch_state() -> None:
-    """Give the next script a clean interpreter state, as a new process would have.
+def reset_torch_state(*, collect: bool = False) -> None:
+    """Give the next script the state a script starts with: seeds at 0, and, where scripts run
+    one after another in one process (the site build's sphinx-gallery), what the last one left.
 
-    Anomaly mode, grad mode, default dtype and seeds go back to their defaults, and every
-    warn-once registry is emptied, so a warning one script showed shows again in the next.
+    Anomaly mode, grad mode, the default dtype and device, seeds and Ctrl-C's handler go back
+    to their defaults, and every warn-once registry is emptied, so a warning one script showed
+    shows again in the next. ``check`` and ``record`` run each script in a process of its own
+    (:mod:`.isolation`), which nothing a script does outlives. With ``collect`` (the site
+    build, where the last script's objects are still there), a process group it left is
+    destroyed and its garbage collected (:func:`_end_process_groups`).
     """
     import random
+    import signal
+    import threading
 
     import torch
 
     torch.autograd.set_detect_anomaly(False)
     torch.set_grad_enabled(True)
     torch.set_default_dtype(torch.float32)
+    if hasattr(torch, "set_default_device"):  # torch 2.0 and later
+        torch.set_default_device(None)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if collect:
+        _end_process_groups(torch)
     torch.use_deterministic_algorithms(False)
     torch.set_warn_always(True)
     torch.manual_seed(0)
@@ -195,11 +247,31 @@ def reset_torch_state() -> None:
             registry.clear()
 
 
-def run_script(path: str) -> Observation:
+def _end_process_groups(torch: Any) -> None:
+    """A default process group a script left (it failed before its ``destroy_process_group``)
+    destroyed, and what it left in reference cycles (a DDP model's ``Reducer`` holding a
+    ``ProcessGroupGloo``) collected, here. Left, the next script's ``init_process_group``
+    fails with "default process group twice", and a rank that script forks runs their C++
+    destructors in its own garbage collection, where they deadlock (a gloo condition
+    variable whose threads stayed in the parent)."""
+    import gc
+
+    distributed = getattr(torch, "distributed", None)
+    if distributed is not None and distributed.is_available() and distributed.is_initialized():
+        with contextlib.suppress(Exception):
+            distributed.destroy_process_group()
+    gc.collect()
+
+
+def run_script(path: str, *, interrupts: bool = True) -> Observation:
     """Run one gallery script in this interpreter, as ``python script.py`` would.
 
     An exception the script raises, ``sys.exit()`` included, is a result (its crash); Ctrl-C
-    is not: ``KeyboardInterrupt`` stops the whole run."""
+    is not: ``KeyboardInterrupt`` stops the whole run. Without ``interrupts`` (a script's own
+    process, which Ctrl-C never reaches), a ``KeyboardInterrupt`` is the script's crash too."""
+    results: tuple[type[BaseException], ...] = (
+        (Exception, SystemExit) if interrupts else (BaseException,)
+    )
     reset_torch_state()
     with open(path, encoding="utf-8") as handle:
         code = compile(handle.read(), os.path.abspath(path), "exec")
@@ -216,7 +288,7 @@ def run_script(path: str) -> Observation:
         observer.start()
         try:
             exec(code, namespace)
-        except (Exception, SystemExit) as error:  # noqa: BLE001 - a failing script is a result
+        except results as error:  # a failing script is a result
             observer.record_crash(error)
         finally:
             observation = observer.stop()

@@ -14,6 +14,7 @@ import json
 import os
 import platform
 import re
+import stat
 import sys
 import tempfile
 
@@ -79,6 +80,15 @@ def write_recording(path: str, data: dict[str, Any]) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(prefix=".torch-", suffix=".json.tmp", dir=directory)
     try:
+        # mkstemp's file is 0600: the recording keeps the mode it had, or gets the one a new
+        # file would (0666 less the umask).
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            umask = os.umask(0o022)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(temporary, mode)
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             json.dump(data, stream, indent=1, ensure_ascii=False, sort_keys=True)
             stream.write("\n")

@@ -1,5 +1,5 @@
-"""``check``: every gallery script run on the installed torch and its entry judged, and the
-report of the verdicts.
+"""``check``: every gallery script run on the installed torch, each in a process of its own
+(:mod:`.isolation`), and its entry judged; and the report of the verdicts.
 """
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ from __future__ import annotations
 from autograd_errors.catalog import load
 from autograd_errors.verification import environment, gallery
 from autograd_errors.verification.consistency import correspondence_problems
+from autograd_errors.verification.isolation import DEFAULT_TIMEOUT, Isolation, Stopped
 from autograd_errors.verification.judge import judge
-from autograd_errors.verification.observer import Observation, run_script
+from autograd_errors.verification.observer import Observation
 from autograd_errors.verification.verdicts import UNVERIFIED, Result, Status
 
 TYPE_CHECKING = False
@@ -20,32 +21,45 @@ def check(
     catalog: Catalog | None = None,
     directory: str | None = None,
     only: list[str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> list[Result]:
     """Run every gallery script on the installed torch and judge each entry (``only``: just
-    these entries)."""
+    these entries; ``timeout``: the seconds each script may run)."""
     catalog = catalog or load()
     found = gallery.scripts(directory)
     if only is not None:
         found = [script for script in found if script.entry_id in only]
-        return [result for result, _ in run_all(catalog, found)]
+        return [result for result, _ in run_all(catalog, found, timeout)]
     results = [
         Result(entry_id, Status.FIX_FAILS, "", problem)
         for entry_id, problem in correspondence_problems(catalog, found)
     ]
-    return results + [result for result, _ in run_all(catalog, found)]
+    return results + [result for result, _ in run_all(catalog, found, timeout)]
 
 
-def run_all(catalog: Catalog, found: list[gallery.Script]) -> list[tuple[Result, Observation]]:
-    """Each catalog entry's script, run and judged on the installed torch."""
+def run_all(
+    catalog: Catalog, found: list[gallery.Script], timeout: float = DEFAULT_TIMEOUT
+) -> list[tuple[Result, Observation]]:
+    """Each catalog entry's script, run in a process of its own and judged on the installed
+    torch. A script whose process handed back nothing (:class:`.isolation.Stopped`: it hung,
+    ended its process, was killed) is failed with the status that says so."""
     release = environment.torch_version()
     judged = []
-    for script in found:
-        if script.entry_id in catalog:
+    with Isolation(timeout) as isolation:
+        for script in found:
+            if script.entry_id not in catalog:
+                continue
             entry = catalog[script.entry_id]
-            runs_here = entry.needs != "cuda" or environment.cuda_available()
-            observation = run_script(script.path) if runs_here else Observation(script.path)
-            result = judge(catalog[script.entry_id], observation, catalog, release)
-            judged.append((result, observation))
+            if entry.needs == "cuda" and not environment.cuda_available():
+                observation = Observation(script.path)  # not run: judged NEEDS-CUDA
+                judged.append((judge(entry, observation, catalog, release), observation))
+                continue
+            outcome = isolation.observe(script.path)
+            if isinstance(outcome, Stopped):
+                result = Result(entry.id, outcome.status, "", outcome.detail)
+                judged.append((result, Observation(script.path)))
+            else:
+                judged.append((judge(entry, outcome, catalog, release), outcome))
     return judged
 
 

@@ -20,6 +20,11 @@ class Status(str, Enum):
     NOT_APPLICABLE = "NOT-APPLICABLE"
     UNTESTED = "UNTESTED"
     NEEDS_CUDA = "NEEDS-CUDA"
+    # The script's process did not hand back what it did (:mod:`.isolation`): it ran out of
+    # time, ended before the script did (``os._exit()``), or was killed by a signal.
+    TIMEOUT = "TIMEOUT"
+    EXITED = "EXITED"
+    CRASHED = "CRASHED"
 
     def __str__(self) -> str:
         return self.value
@@ -40,6 +45,9 @@ class Status(str, Enum):
 
 #: Worst first: an entry's status is the worst of what its script showed.
 SEVERITY = (
+    Status.CRASHED,
+    Status.EXITED,
+    Status.TIMEOUT,
     Status.FIX_FAILS,
     Status.WRONG_ENTRY,
     Status.DRIFT,

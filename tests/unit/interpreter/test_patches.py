@@ -87,6 +87,23 @@ def test_an_inserted_item_is_removed_by_identity_wherever_it_went():
     assert items[0] is theirs
 
 
+def test_a_replaced_item_is_given_back_where_it_went_and_only_if_still_ours():
+    """``sys.path[0]`` as ``run`` sets it for the program (issue 22, R6)."""
+    launcher = "".join(["/work/", "here"])
+    items = [launcher, "/usr/lib"]
+    with Patches() as patches:
+        patches.replace(items, 0, "/proj")
+        assert items == ["/proj", "/usr/lib"]
+        items.insert(0, "/added/by/the/program")
+    assert items == ["/added/by/the/program", "/work/here", "/usr/lib"]
+    assert items[1] is launcher
+    items = ["/work/here"]
+    with Patches() as patches:
+        patches.replace(items, 0, "/proj")
+        items[0] = "/theirs"  # the program replaced it in turn: its own now
+    assert items == ["/theirs"]
+
+
 def test_restoring_twice_undoes_once():
     holder = types.SimpleNamespace(hook="original")
     patches = Patches()

@@ -1,0 +1,44 @@
+"""Ctrl-C under ``install()`` (issue 22, the fault report's H8): the script dies of SIGINT, as
+without it, so that a shell loop around it stops; the hook used to make it exit 1."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+SLEEPER = (
+    "import sys, time\n"
+    "if sys.argv[1] == 'install':\n"
+    "    import autograd_errors; autograd_errors.install(warnings=True)\n"
+    "print('ready', flush=True)\n"
+    "time.sleep(60)\n"
+)
+
+
+def interrupted(script, how: str, env) -> int:
+    process = subprocess.Popen(
+        [sys.executable, str(script), how], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline() == b"ready\n"
+        time.sleep(0.3)
+        process.send_signal(signal.SIGINT)
+        return process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a death by a signal is POSIX's")
+def test_ctrl_c_with_install_dies_of_sigint_as_without_it(tmp_path, cli_env):
+    script = tmp_path / "sleeper.py"
+    script.write_text(SLEEPER)
+    assert interrupted(script, "plain", cli_env) == -signal.SIGINT
+    assert interrupted(script, "install", cli_env) == -signal.SIGINT

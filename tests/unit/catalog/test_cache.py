@@ -1,0 +1,78 @@
+"""The catalog cache against what a user's machine holds (issue 22, the fault report's C7 to
+C10): a umask of 002, a FIFO or an oversized file at the cache's path, two Pythons sharing
+the directory. Each costs at most one parse of the TOML, never a hang or an error."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+
+import pytest
+
+from autograd_errors.catalog import cache
+
+CHECKSUM = "0123abcd-10-1"
+DATA = {"records": {"some-entry": {"title": "A title"}}}
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    directory = tmp_path / "cache"
+    monkeypatch.setenv("AUTOGRAD_ERRORS_CACHE_DIR", str(directory))
+    return directory
+
+
+def read_within(path: str, seconds: float) -> object:
+    """``cache.read(path)``, which must return within ``seconds`` (a FIFO blocked it)."""
+    found: list[object] = []
+    reader = threading.Thread(target=lambda: found.append(cache.read(path, CHECKSUM)), daemon=True)
+    reader.start()
+    reader.join(seconds)
+    assert not reader.is_alive(), "cache.read blocked"
+    return found[0]
+
+
+def test_with_umask_002_the_cache_is_written_0600_and_used(cache_dir):
+    path = cache.cache_file(CHECKSUM)
+    assert path is not None
+    previous = os.umask(0o002)
+    try:
+        cache.write(path, CHECKSUM, DATA)
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert cache.read(path, CHECKSUM) == {"checksum": CHECKSUM, **DATA}
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_at_the_cache_path_is_skipped_without_blocking(cache_dir):
+    path = cache.cache_file(CHECKSUM)
+    assert path is not None
+    cache_dir.mkdir(mode=0o700)
+    os.mkfifo(path, 0o600)
+    assert read_within(path, 10) is None
+
+
+def test_an_oversized_file_at_the_cache_path_is_not_read(cache_dir):
+    path = cache.cache_file(CHECKSUM)
+    assert path is not None
+    cache.write(path, CHECKSUM, DATA)
+    with open(path, "r+b") as handle:  # a valid cache's start, then a sparse 3 GB
+        handle.truncate(3 * 1024**3)
+    assert read_within(path, 10) is None
+
+
+def test_two_pythons_sharing_the_directory_keep_each_its_cache(cache_dir, monkeypatch):
+    ours = cache.cache_file(CHECKSUM)
+    assert ours is not None
+    cache_dir.mkdir(mode=0o700)
+    theirs = cache_dir / os.path.basename(ours).replace(
+        cache._PREFIX, "catalog-cpython-399-"
+    )  # another interpreter's file, as it names it
+    theirs.write_bytes(b"another Python's cache")
+    earlier = cache.cache_file("fedcba98-10-1")
+    assert earlier is not None
+    cache.write(earlier, "fedcba98-10-1", DATA)
+    cache.write(ours, CHECKSUM, DATA)
+    assert sorted(os.listdir(cache_dir)) == sorted([os.path.basename(ours), theirs.name])
