@@ -94,7 +94,9 @@ def without_causes(record: str) -> str:
     kept, dropping = [], False
     for line in record.splitlines(keepends=True):
         if line.startswith("["):
-            dropping = line.strip() == "[[common_cause]]" or line.startswith("[zh_CN")
+            dropping = line.strip() == "[[common_cause]]" or line.startswith(
+                ("[zh_CN", "[common_cause.")
+            )
         if not dropping:
             kept.append(line)
     return "".join(kept)
@@ -263,6 +265,35 @@ def english_left(
     runs = re.findall(r"(?<![\w.-])[A-Za-z]{2,}(?:[ ,]+[A-Za-z]{2,}){2,}(?![\w.-])", shown)
     sentences = [run for run in runs if not all(w[0].isupper() for w in re.findall(r"\w+", run))]
     return sorted(left) + sentences
+
+
+def answer_json(text: str, catalog: Any) -> dict[str, Any]:
+    """What the Python matcher finds in ``text``, in the shape tests/js/run-matcher.cjs prints
+    for the browser's: one contract for both."""
+    from autograd_errors.matcher.matching import find_entries
+    from autograd_errors.rendering.payloads import choice_json
+    from autograd_errors.rendering.strings import releases_text
+
+    found = find_entries(text, catalog)
+    return {
+        "matches": [
+            {
+                "id": m.entry.id,
+                "variant": m.wording.variant,
+                "kind": m.kind,
+                "fields": m.fields,
+                "score": m.score,
+                "message": m.message,
+                "details": m.details(),
+                "releases": releases_text(m.wording.releases.since, m.wording.releases.until, "en"),
+                "frame": m.located.frame.as_json() if m.located.frame else None,
+                "cause": choice_json(m.cause),
+            }
+            for m in found.matches
+        ],
+        "near_misses": [[miss.entry.id, miss.similarity] for miss in found.near_misses],
+        "not_autograd": found.not_autograd.name if found.not_autograd else None,
+    }
 
 
 # Once for the whole run, under pytest-xdist too ------------------------------------------------

@@ -60,7 +60,7 @@ except RuntimeError as error:
 
 weights = torch.randn(3, requires_grad=True)
 replica_losses = [(weights * torch.randn(3)).sum().pow(2) for _ in range(2)]
-gathered = torch.stack(replica_losses)  # what DataParallel returns: shape [2]
+gathered = torch.stack(replica_losses)  # what nn.DataParallel(model)(batch) returns: shape [2]
 try:
     gathered.backward()  # cause: dataparallel-gathered-losses
 except RuntimeError as error:

@@ -12,12 +12,30 @@ const matcher = require(path.join(__dirname, "..", "..", "src", "autograd_errors
 const [catalogPath, pastesPath] = process.argv.slice(2);
 const catalog = new matcher.Catalog(JSON.parse(fs.readFileSync(catalogPath, "utf8")));
 
+// As Frame.as_json and payloads.choice_json.
+function frameJson(frame) {
+  if (!frame) return null;
+  const cell = frame.cell === null ? null : { number: frame.cell || null };
+  return { file: frame.file, line: frame.line, code: frame.code, cell };
+}
+
+function causeJson(cause) {
+  if (!cause) return null;
+  return {
+    id: cause.id, basis: cause.evidence.length ? "evidence" : "most-common",
+    evidence: cause.evidence.map((e) => ({
+      kind: e.kind, sign: e.sign, frame: frameJson(e.frame), near: e.near,
+    })),
+  };
+}
+
 function result(text) {
   const found = matcher.explain(text, catalog);
   return {
     matches: found.matches.map((m) => ({
       id: m.entry.id, variant: m.wording.variant, kind: m.kind, fields: m.fields,
-      score: m.score, message: m.message, details: m.details,
+      score: m.score, message: m.message, details: m.details, releases: m.wording.releases,
+      frame: frameJson(m.located.frame), cause: causeJson(m.cause),
     })),
     near_misses: found.nearMisses.map((miss) => [miss.entry.id, miss.similarity]),
     not_autograd: found.notAutograd ? found.notAutograd.kind : null,

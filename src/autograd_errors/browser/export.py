@@ -10,21 +10,35 @@ Only what the paste page shows is included: every visitor of that page downloads
 
 from __future__ import annotations
 
-from autograd_errors.matcher import fuzzy, matching
+from autograd_errors.matcher import causes, frames, fuzzy, matching, tracebacks
 from autograd_errors.messages import normalize, templates
-from autograd_errors.rendering.strings import ENGLISH, releases_text
+from autograd_errors.rendering import evidence
+from autograd_errors.rendering.strings import ENGLISH, releases_text, with_releases
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from autograd_errors.catalog.model import Catalog
+    from autograd_errors.catalog.model import Catalog, Cause
 
 
 def _part(part: str | templates.Placeholder) -> str | dict[str, Any]:
     if isinstance(part, str):
         return part
     return {"name": part.name, "kind": part.kind.name, "ends_at_break": part.ends_at_break}
+
+
+def _cause(cause: Cause, language: str) -> dict[str, Any]:
+    """A common cause as the paste page shows it; its signs only where it has any (every
+    visitor downloads them)."""
+    exported: dict[str, Any] = {
+        "id": cause.id,
+        "text": with_releases(cause.text, cause.releases.since, cause.releases.until, language),
+        "fix": cause.fix,
+    }
+    if cause.signs or cause.signs.required:
+        exported["signs"] = {key: value for key, value in cause.signs.as_json().items() if value}
+    return exported
 
 
 def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
@@ -59,9 +73,11 @@ def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
                     {"field": h.field, "prefix": h.prefix, "text": h.text} for h in text.hints
                 ],
                 "retired": entry.retired.last_release if entry.retired else None,
+                "causes": [_cause(cause, language) for cause in text.causes],
                 "wordings": [
                     {
                         "variant": w.variant,
+                        "form": w.form,
                         "exception": w.exception,
                         "releases": releases_text(w.releases.since, w.releases.until, language),
                         "tokens": [_part(t) for t in w.template.tokens],
@@ -111,6 +127,24 @@ def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
                     "NEAR_MISS_WEIGHT",
                 )
             },
+            "frames": {
+                "library_parts": list(frames.LIBRARY_PARTS),
+                "windows_stdlib": frames.WINDOWS_STDLIB,
+                "launcher_folders": list(frames.LAUNCHER_FOLDERS),
+                "launcher_code": frames.LAUNCHER_CODE,
+                "warning_marker": frames.WARNING_MARKER,
+                "typed_names": list(frames.TYPED_NAMES),
+                "cell_file_parts": list(frames.CELL_FILE_PARTS),
+                "max_digits": frames.MAX_DIGITS,
+                "traceback_marker": tracebacks.TRACEBACK_MARKER,
+                "forward_marker": tracebacks.FORWARD_MARKER,
+                "compile_marker": tracebacks.COMPILE_MARKER,
+                "chain_markers": list(tracebacks.CHAIN_MARKERS),
+                "group_markers": list(tracebacks.GROUP_MARKERS),
+                "max_prefix": tracebacks.MAX_PREFIX,
+            },
+            "causes": {"weights": causes.WEIGHTS, "part_separator": causes.PART_SEPARATOR},
+            "answer": {"form_words": evidence.FORM_WORDS},
             "not_autograd": [
                 {
                     "kind": k.name,

@@ -105,6 +105,49 @@ class Hint:
         self.text = text
 
 
+class Signs:
+    """What shows a common cause in a paste: the record's ``[common_cause.signs]`` table.
+
+    - ``code``: text in the code of the user's frames that the traceback shows (spaces are
+      ignored and quotes are all ``"``; parts joined by ``...`` between spaces must appear in
+      that order on one line: ``"-= ... .grad"``);
+    - ``files``: a part of a frame's file (``"/peft/"``: the traceback goes through PEFT);
+    - ``fields``: values of the message's captured fields that this cause gives, by field, as
+      prefixes (``op = ["igamma"]``; ``op`` is the operation behind a ``node``), case ignored;
+    - ``forms``: the forms of the message this cause gives (a warning's own wording);
+    - ``required``: the cause is only said where a sign shows it (it needs a setting a paste
+      must show, as checkpointing under LoRA, or is about one function), never as the most
+      common cause."""
+
+    __slots__ = ("code", "fields", "files", "forms", "required")
+
+    def __init__(
+        self,
+        code: Sequence[str] = (),
+        files: Sequence[str] = (),
+        fields: Mapping[str, Sequence[str]] | None = None,
+        forms: Sequence[str] = (),
+        required: bool = False,
+    ) -> None:
+        self.code = tuple(code)
+        self.files = tuple(files)
+        self.fields = {name: tuple(values) for name, values in (fields or {}).items()}
+        self.forms = tuple(forms)
+        self.required = required
+
+    def __bool__(self) -> bool:
+        return bool(self.code or self.files or self.fields or self.forms)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "code": list(self.code),
+            "files": list(self.files),
+            "fields": {name: list(values) for name, values in self.fields.items()},
+            "forms": list(self.forms),
+            "required": self.required,
+        }
+
+
 class Cause:
     """One common way users run into an entry, with its fix; an entry lists them most common
     first. The gallery script executes each: the lines tagged ``# cause: <id>`` must raise the
@@ -114,7 +157,10 @@ class Cause:
     and ``until`` in the record); elsewhere its trigger is not judged (torch stopped raising
     there, or raises another entry's message), and the pages say which releases it holds for."""
 
-    __slots__ = ("fix", "id", "releases", "sources", "text")
+    # ``signs``: what shows the cause in a paste (Signs). (Not in the docstring above: that is
+    # the API page's text, translated in locales/.)
+
+    __slots__ = ("fix", "id", "releases", "signs", "sources", "text")
 
     def __init__(
         self,
@@ -123,12 +169,14 @@ class Cause:
         fix: str,
         sources: tuple[str, ...] = (),
         releases: ReleaseRange | None = None,
+        signs: Signs | None = None,
     ) -> None:
         self.id = id
         self.text = text  # one line, in words
         self.fix = fix
         self.sources = sources  # threads where users hit it, or the PyTorch source of a claim
         self.releases = releases or ReleaseRange(None, None)
+        self.signs = signs or Signs()
 
     def __repr__(self) -> str:
         return f"Cause({self.id!r})"
@@ -299,6 +347,7 @@ class Localized:
                 self._get(f"common_cause.{cause.id}.fix", cause.fix),
                 cause.sources,
                 cause.releases,
+                cause.signs,
             )
             for cause in self.entry.causes
         )

@@ -19,11 +19,12 @@ from autograd_errors.catalog.model import (
     Hint,
     NotAutogradKind,
     Retirement,
+    Signs,
     Wording,
     english_texts,
 )
 from autograd_errors.catalog.releases import ReleaseRange
-from autograd_errors.catalog.translations import TRANSLATED, TranslationError
+from autograd_errors.catalog.translations import TRANSLATED, TranslationError, placeholders
 from autograd_errors.catalog.translations import parse as _parse_translation
 from autograd_errors.messages.templates import TemplateError
 
@@ -85,7 +86,9 @@ _CAUSE_KEYS = {
     "sources": list,
     "since": str,
     "until": str,
+    "signs": dict,
 }
+_SIGNS_KEYS = {"code": list, "files": list, "fields": dict, "forms": list, "required": bool}
 _RETIRED_KEYS = {"last_release": str, "replaced_by": str}
 
 
@@ -212,6 +215,7 @@ def _entry_from(
             releases = ReleaseRange(table.get("since"), table.get("until"))
         except ValueError as error:
             raise CatalogError(f"{where}: common_cause {n + 1}: {error}") from None
+        signs = _signs(f"{where}: common_cause {cause_id!r}: signs", table.get("signs", {}))
         causes.append(
             Cause(
                 cause_id,
@@ -219,6 +223,7 @@ def _entry_from(
                 table["fix"].strip(),
                 tuple(table.get("sources", [])),
                 releases,
+                signs,
             )
         )
     for name, items in (
@@ -258,6 +263,7 @@ def _entry_from(
         needs=needs,
         docs=tuple(docs),
     )
+    _check_signs(where, entry)
     english = english_texts(entry)
     for language in TRANSLATED:
         if language in record:
@@ -267,6 +273,46 @@ def _entry_from(
                 raise CatalogError(f"{where}: {error}") from None
             entry.translations[language] = translation
     return entry
+
+
+def _signs(where: str, table: dict[str, Any]) -> Signs:
+    """A cause's ``signs`` table: lists of non-empty strings, ``fields`` a table of them."""
+    _checked(where, table, _SIGNS_KEYS, set())
+    lists = {key: table.get(key, []) for key in ("code", "files", "forms")}
+    fields = table.get("fields", {})
+    for name, values in [*lists.items(), *((f"fields.{k}", v) for k, v in fields.items())]:
+        if not isinstance(values, list) or not all(
+            isinstance(v, str) and v.strip() for v in values
+        ):
+            raise CatalogError(f"{where}: {name} must be a list of non-empty strings")
+        if len(set(values)) != len(values):
+            raise CatalogError(f"{where}: {name} lists a sign twice")
+    signs = Signs(
+        lists["code"], lists["files"], fields, lists["forms"], table.get("required", False)
+    )
+    if signs.required and not signs:
+        raise CatalogError(f"{where}: a required cause needs a sign to be shown by")
+    return signs
+
+
+def _check_signs(where: str, entry: Entry) -> None:
+    """A cause's forms are forms of its entry's wordings, its fields are fields they capture
+    (``op`` where a wording captures a ``node``)."""
+    if not any(cause.signs.forms or cause.signs.fields for cause in entry.causes):
+        return
+    forms = {wording.form for wording in entry.wordings}
+    captured: set[str] = set()
+    for wording in entry.wordings:  # from the message: parsing templates costs start-up
+        names = {name.partition(":")[0] for name in placeholders(wording.message)}
+        captured |= names | ({"op"} if "node" in names else set())
+    for cause in entry.causes:
+        at = f"{where}: common_cause {cause.id!r}: signs"
+        for form in cause.signs.forms:
+            if form not in forms:
+                raise CatalogError(f"{at}: no wording of form {form!r}")
+        for name in cause.signs.fields:
+            if name not in captured:
+                raise CatalogError(f"{at}: no wording captures a field {name!r}")
 
 
 def _wording(

@@ -1,141 +1,251 @@
-"""The user's own line in a pasted traceback: where to look first.
+"""A traceback's frames as a paste shows them, and which of them are the user's own code.
 
-An autograd error surfaces in ``loss.backward()``, deep inside torch; the line to change is
-usually elsewhere. In order of preference:
+A frame is read from each of the formats a paste holds: Python's (``File "x.py", line 3, in
+f`` then the code), IPython's (``File ~/x.py:3, in f`` or ``Cell In[2], line 3``, then the
+numbered context with ``----> 3 code``), and older IPython's and Colab's (``<ipython-input-2-
+ab12> in <module>``, ``[/tmp/ipython-input-123.py](https://localhost:8080/#) in <cell line: 0>()``,
+with the line number on the arrow). Which frames make up which traceback is
+:mod:`.tracebacks`'s to say.
 
-1. anomaly mode's "Traceback of forward call that caused the error": the forward operation
-   whose backward failed, the most useful line there is;
-2. torch.compile's "from user code:" block, which names the user's frames of a compiled graph;
-3. otherwise, the last frame of the traceback outside torch and installed packages.
+A frame is the user's unless its file is a library's: an installed package (site-packages,
+dist-packages), torch, Python's standard library (``/usr/lib/python3.7/runpy.py``), a frozen
+module or generated code (``<frozen runpy>``, ``<string>``), or a launcher in an environment's
+``bin/`` (``venv/bin/torchrun``: ``sys.exit(main())``). A notebook cell is the user's, and is
+named as the notebook shows it: ``Cell In[3], line 4``. The user's line of a paste is
+:func:`.tracebacks.user_frame`.
 
-Python's own frames (``File "x.py", line 3, in f`` then the code) and IPython's (``File
-~/x.py:3, in f`` or ``Cell In[2], line 3`` then ``----> 3 code``) are read. String operations
-only: ``re`` costs ``explain`` more start-up than this whole module.
+The browser's matcher (``browser/static/autograd-matcher.js``) reads frames the same way, with
+these constants exported to it (``browser/export.py``). String operations only: ``re`` costs
+``explain`` more start-up than this whole module.
 """
 
 from __future__ import annotations
 
-_FORWARD_MARKER = "Traceback of forward call that caused the error:"
-_COMPILE_MARKER = "from user code:"
-_LIBRARY_PARTS = ("site-packages", "dist-packages", "/torch/", "\\torch\\", "<frozen ")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+#: Parts of a file's path that make its frame a library's: installed packages, torch, Python's
+#: own library, a Python or conda installation. Compared in lower case, with ``/`` for ``\``.
+LIBRARY_PARTS = (
+    "site-packages",
+    "dist-packages",
+    "/torch/",
+    "/lib/python2",
+    "/lib/python3",
+    "/lib64/python3",
+    "/.pyenv/versions/",
+    "/python.framework/",
+    "/anaconda2/",
+    "/anaconda3/",
+    "/miniconda2/",
+    "/miniconda3/",
+    "/miniforge3/",
+    "/mambaforge/",
+    "/opt/conda/",
+)
+#: Windows' standard library, compared as written (a project may have a ``lib`` folder).
+WINDOWS_STDLIB = "\\Lib\\"
+#: A launcher installed with a package (``venv/bin/torchrun``, ``Scripts\\accelerate``): a
+#: file in one of these folders whose code starts so.
+LAUNCHER_FOLDERS = ("bin", "Scripts")
+LAUNCHER_CODE = "sys.exit("
+#: What follows the category of a warning's location line (``x.py:3: UserWarning: ...``).
+WARNING_MARKER = "Warning: "
+#: Files in angle brackets are generated code (``<frozen runpy>``, ``<string>``,
+#: ``<decorator-gen-3>``), except these, which the user typed.
+TYPED_NAMES = ("<stdin>", "<ipython-input-")
+#: The longest line number read.
+MAX_DIGITS = 9
+#: The files of a Jupyter kernel's cells (``/tmp/ipykernel_4242/1234.py``) and Colab's
+#: (``/tmp/ipython-input-1234.py``), where no cell number is shown.
+CELL_FILE_PARTS = ("/ipykernel_", "\\ipykernel_", "/ipython-input-", "\\ipython-input-")
 
 
 class Frame:
-    """One frame of a traceback: ``file``, ``line`` (a number) and the ``code`` shown for it."""
+    """One frame of a traceback: ``file``, ``line`` (a number) and the ``code`` shown for it.
 
-    __slots__ = ("code", "file", "line")
+    ``cell``: for a notebook cell, its execution number (``Cell In[3]``: 3), or 0 when the
+    paste does not show it (a Jupyter kernel's file, Colab's); None for a file. ``context``:
+    the other lines of code the traceback shows around it (IPython shows a few)."""
 
-    def __init__(self, file: str, line: int, code: str) -> None:
+    __slots__ = ("cell", "code", "context", "file", "line")
+
+    def __init__(
+        self,
+        file: str,
+        line: int,
+        code: str,
+        cell: int | None = None,
+        context: tuple[str, ...] = (),
+    ) -> None:
         self.file = file
         self.line = line
         self.code = code
+        self.cell = cell
+        self.context = context
 
     def __repr__(self) -> str:
-        return f"Frame({self.file!r}, {self.line}, {self.code!r})"
+        cell = "" if self.cell is None else f", cell={self.cell}"
+        return f"Frame({self.file!r}, {self.line}, {self.code!r}{cell})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Frame) and (self.file, self.line, self.code) == (
-            other.file,
-            other.line,
-            other.code,
-        )
+        return isinstance(other, Frame) and self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash((self.file, self.line, self.code))
+        return hash(self._key())
+
+    def _key(self) -> tuple[str, int, str, int | None]:
+        return (self.file, self.line, self.code, self.cell)
 
     def as_json(self) -> dict[str, object]:
-        return {"file": self.file, "line": self.line, "code": self.code}
+        """``{"file", "line", "code", "cell"}``: ``cell`` is null for a file, else
+        ``{"number": N}`` (null when the paste does not show it)."""
+        cell = None if self.cell is None else {"number": self.cell or None}
+        return {"file": self.file, "line": self.line, "code": self.code, "cell": cell}
 
     @property
     def in_library(self) -> bool:
-        return any(part in self.file for part in _LIBRARY_PARTS)
+        return is_library(self.file, self.code)
 
 
-def user_frame(text: str) -> Frame | None:
-    """The frame of the user's own code that the paste points at, or None."""
-    lines = text.splitlines()
-    for marker in (_FORWARD_MARKER, _COMPILE_MARKER):
-        starts = [i for i, line in enumerate(lines) if marker in line]
-        if starts:
-            block = _frames(lines[starts[-1] + 1 :], stop_at_text=True)
-            own = [frame for frame in block if not frame.in_library]
-            if own:
-                return own[-1]
-    own = [frame for frame in _frames(lines, stop_at_text=False) if not frame.in_library]
-    return own[-1] if own else None
+def is_library(file: str, code: str = "") -> bool:
+    """Whether a frame in ``file`` showing ``code`` is a library's, not the user's own code."""
+    if file.startswith("<"):
+        return not file.startswith(TYPED_NAMES)
+    path = file.replace("\\", "/")
+    lowered = path.lower()
+    if any(part in lowered for part in LIBRARY_PARTS) or WINDOWS_STDLIB in file:
+        return True
+    folder = path.rpartition("/")[0].rpartition("/")[2]
+    return folder in LAUNCHER_FOLDERS and code.startswith(LAUNCHER_CODE)
 
 
-def _frames(lines: list[str], *, stop_at_text: bool) -> list[Frame]:
-    """The frames in ``lines``; with ``stop_at_text``, only those of the first traceback block
-    (anomaly mode's forward traceback ends where the next message starts)."""
-    frames: list[Frame] = []
-    index = 0
-    seen_frame = False
-    while index < len(lines):
-        header = _header(lines[index])
-        if header is None:
-            stripped = lines[index].strip()
-            if stop_at_text and seen_frame and stripped and not _is_code_context(stripped):
-                break
-            index += 1
-            continue
-        seen_frame = True
-        file, number = header
-        code, index = _code_after(lines, index + 1, number)
-        frames.append(Frame(file, number, code))
-    return frames
+def cell_of(file: str, cells: Mapping[str, int] | None = None) -> int | None:
+    """The cell number of a frame's ``file`` (0: a cell whose number is not shown), or None
+    for a file; ``cells``: the running kernel's own names for its cells' files."""
+    if cells and file in cells:
+        return cells[file]
+    if file.startswith("Cell In[") and file.endswith("]"):  # IPython's own name: Cell In[3]
+        number = file[len("Cell In[") : -1]
+        return int(number) if is_number(number) else 0
+    if file.startswith("<ipython-input-"):  # <ipython-input-3-d55b3fc56974>
+        number = file[len("<ipython-input-") :].partition("-")[0]
+        return int(number) if is_number(number) else 0
+    if any(part in file for part in CELL_FILE_PARTS):
+        return 0
+    return None
 
 
-def _header(line: str) -> tuple[str, int] | None:
-    """``(file, line)`` of a frame header line, in Python's or IPython's format."""
-    stripped = line.strip()
+def header(stripped: str) -> tuple[str, int, str] | None:
+    """``(file, line, style)`` of a frame's first line, or None. ``style``: "python" (the code
+    follows on its own line), "warning" (where a warning was issued, ``x.py:3: UserWarning:
+    ...``: the same), "ipython" (numbered context lines follow), "arrow" (the same, and the line
+    number is the arrow's: ``line`` is 0)."""
     if stripped.startswith('File "'):  # Python: File "x.py", line 3, in f
         file, quote, rest = stripped[6:].partition('"')
         if quote and rest.startswith(", line "):
             number = rest[7:].partition(",")[0].strip()
-            if number.isdigit():
-                return file, int(number)
-    elif stripped.startswith("File "):  # IPython: File ~/x.py:3, in f
+            if is_number(number):
+                return file, int(number), "python"
+        return None
+    if stripped.startswith("File "):  # IPython: File ~/x.py:3, in f
         location = stripped[5:].partition(", in ")[0].strip()
         file, colon, number = location.rpartition(":")
-        if colon and number.isdigit():
-            return file, int(number)
-    elif stripped.startswith("Cell In["):  # IPython: Cell In[2], line 3
+        if colon and file and is_number(number):
+            return file, int(number), "ipython"
+        return None
+    if stripped.startswith("Cell In["):  # IPython: Cell In[2], line 3
         cell, _, rest = stripped.partition(", line ")
         number = rest.partition(",")[0].strip()
-        if number.isdigit():
-            return cell, int(number)
+        if is_number(number) and cell.endswith("]") and is_number(cell[8:-1]):
+            return cell, int(number), "ipython"
+        return None
+    return _warning_header(stripped) or _arrow_header(stripped)
+
+
+def _warning_header(stripped: str) -> tuple[str, int, str] | None:
+    """Where a warning was issued, as Python prints it: ``x.py:3: UserWarning: message``."""
+    marker = stripped.find(WARNING_MARKER)
+    if marker == -1:
+        return None
+    location, colon, category = stripped[:marker].rpartition(": ")
+    if not colon or not is_word(category.replace(".", "")):
+        return None
+    file, colon, number = location.rpartition(":")
+    if colon and file and is_number(number):
+        return file, int(number), "warning"
     return None
 
 
-def _is_code_context(stripped: str) -> bool:
-    """Lines that belong to a frame: carets, IPython's numbered context lines."""
-    first_word = stripped.split(" ", 1)[0]
-    return set(stripped) <= set("^~ ") or first_word.lstrip("-").rstrip(">").isdigit()
+def _arrow_header(stripped: str) -> tuple[str, int, str] | None:
+    """Older IPython's and Colab's frame line: ``FILE in FUNCTION(ARGS)``."""
+    file, found, function = stripped.partition(" in ")
+    if not found or not (function.endswith(")") or function == "<module>"):
+        return None
+    if file.startswith("[") and "](" in file and file.endswith(")"):  # Colab: [path](link)
+        file = file[1 : file.index("](")]
+    if file.startswith("<ipython-input-") and file.endswith(">"):
+        return file, 0, "arrow"
+    if file.endswith((".py", ".pyc", ".pyx")) and ("/" in file or "\\" in file):
+        return file, 0, "arrow"
+    return None
 
 
-def _code_after(lines: list[str], index: int, number: int) -> tuple[str, int]:
-    """The code shown for the frame whose header ended at ``index``: Python's next line, or
-    IPython's ``----> N code`` line; and the index after the frame."""
-    code = ""
-    while index < len(lines) and _header(lines[index]) is None:
-        stripped = lines[index].strip()
+def arrow_line(stripped: str) -> tuple[int, str] | None:
+    """``(number, code)`` of IPython's arrow line (``----> 3 code``, ``--> 623 code``)."""
+    if not stripped.startswith("-"):
+        return None
+    rest = stripped.lstrip("-")
+    if not rest.startswith(">"):
+        return None
+    number, _, code = rest[1:].strip().partition(" ")
+    return (int(number), code.strip()) if is_number(number) else None
+
+
+def context_line(stripped: str) -> str | None:
+    """The code of IPython's numbered context line (``   7 x = 1``; ``(...)`` for lines left
+    out gives ""), or None for another line."""
+    if stripped.startswith("(...)"):
+        stripped = stripped[5:].strip()
         if not stripped:
-            if code:
-                break
-            index += 1
-            continue
-        if stripped.startswith("-") and ">" in stripped[:8]:  # IPython's arrow line
-            arrow_number, _, rest = stripped.lstrip("-").lstrip(">").strip().partition(" ")
-            if arrow_number == str(number):
-                code = rest.strip()
-        elif not code and not _is_code_context(stripped):
-            if stripped.startswith(("Traceback ", "During handling", "The above exception")):
-                break
-            if ": " in stripped and stripped.split(":", 1)[0].replace(".", "").isidentifier():
-                break  # the exception line, not code
-            code = stripped
-        index += 1
-        if code and not lines[index - 1].strip().startswith("-"):
-            break
-    return code, index
+            return ""
+    number, _, code = stripped.partition(" ")
+    return code.strip() if is_number(number) else None
+
+
+def is_caret_line(stripped: str) -> bool:
+    """Python's markers under the code (``^^^^``, ``~~~~^^^``)."""
+    return bool(stripped) and set(stripped) <= set("^~ ")
+
+
+def is_exception_line(stripped: str) -> bool:
+    """``RuntimeError: ...``, ``torch.OutOfMemoryError: ...``: not code."""
+    name, colon, _ = stripped.partition(":")
+    return bool(colon) and is_word(name.replace(".", "")) and "A" <= name[:1] <= "Z"
+
+
+def is_number(text: str) -> bool:
+    """A line or cell number as a traceback prints it: 1 to 9 ASCII digits (``str.isdigit``
+    takes ``²`` too, and ``int`` refuses thousands of digits)."""
+    return 0 < len(text) <= MAX_DIGITS and all("0" <= char <= "9" for char in text)
+
+
+def is_word(text: str) -> bool:
+    """ASCII letters, digits and ``_`` only (empty: yes)."""
+    return all(char.isascii() and (char.isalnum() or char == "_") for char in text)
+
+
+def indentation(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def user_frames(frames: list[Frame]) -> list[Frame]:
+    return [frame for frame in frames if not frame.in_library]
+
+
+def named_cells(frames: list[Frame], cells: Mapping[str, int] | None) -> list[Frame]:
+    """``frames`` with their notebook cells named (:func:`cell_of`)."""
+    for frame in frames:
+        frame.cell = cell_of(frame.file, cells)
+    return frames

@@ -19,12 +19,16 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 
-from autograd_errors.matcher.frames import user_frame
+from autograd_errors.matcher.causes import choose
+from autograd_errors.matcher.tracebacks import Located, Paste
 from autograd_errors.messages.normalize import Skeleton, clean, skeleton
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from autograd_errors.catalog.model import Catalog, Entry, NotAutogradKind, Wording
+    from autograd_errors.matcher.causes import CauseChoice
     from autograd_errors.matcher.frames import Frame
     from autograd_errors.messages.templates import TemplateMatch
 
@@ -35,7 +39,7 @@ NEAR_MISS_LIMIT = 3
 class Match:
     """One entry found in a paste, with the wording it matched and the values it captured."""
 
-    __slots__ = ("end", "entry", "fields", "kind", "score", "start", "wording")
+    __slots__ = ("cause", "end", "entry", "fields", "kind", "located", "score", "start", "wording")
 
     def __init__(
         self,
@@ -53,6 +57,10 @@ class Match:
         self.kind = "exact" if score >= 1 else "partial"
         self.start = start  # where in the paste's skeleton (-1 for a fragment found by words)
         self.end = end
+        #: The frames of the exception this match is in (the user's line among them), and the
+        #: common cause the answer leads with; :func:`find_entries` finds both.
+        self.located = Located(None, [])
+        self.cause: CauseChoice | None = None
 
     @classmethod
     def of(cls, entry: Entry, wording: Wording, found: TemplateMatch) -> Match:
@@ -120,6 +128,25 @@ class Explanation:
         self.text = text  # the paste
         self.frame = frame  # the user's own line in its traceback, when something matched
 
+    @property
+    def cause(self) -> CauseChoice | None:
+        """The common cause the answer leads with: the first match's (None: no match, or no
+        cause fits)."""
+        return self.matches[0].cause if self.matches else None
+
+    def diagnosed(self, cause_id: str | None, culprits: list[Frame]) -> None:
+        """Lead with the cause a diagnosis found, its culprit lines as the evidence (a cause
+        the entry does not have, or none, leaves the choice made from the paste)."""
+        from autograd_errors.matcher.causes import Evidence
+
+        if not self.matches or cause_id is None:
+            return
+        first = self.matches[0]
+        if not any(cause.id == cause_id for cause in first.entry.causes):
+            return
+        evidence = [Evidence("diagnosis", cause_id, frame) for frame in culprits]
+        first.cause = choose(first.entry, first.wording, {}, [], [], evidence, cause_id)
+
     def __repr__(self) -> str:
         if self.matches:
             found = ", ".join(
@@ -155,19 +182,41 @@ def with_derived_fields(fields: dict[str, str]) -> dict[str, str]:
     return values
 
 
-def find_entries(text: str, catalog: Catalog) -> Explanation:
-    """Match ``text`` against every wording in ``catalog``; with a match, find the user's own
-    line in its traceback."""
-    explanation = _ranked(text, catalog)
+def find_entries(
+    text: str, catalog: Catalog, cells: Mapping[str, int] | None = None
+) -> Explanation:
+    """Match ``text`` against every wording in ``catalog``; for each match, find the frames of
+    the exception it is in (the user's own line among them) and the common cause they support
+    (:mod:`.tracebacks`, :mod:`.causes`). ``cells``: a running kernel's names for its cells'
+    files (``/tmp/ipykernel_1/2.py``: cell 3)."""
+    cleaned = clean(text)
+    sk = Skeleton.of(cleaned)
+    explanation = _ranked(cleaned, sk, catalog)
     explanation.text = text
     if explanation.matches:
-        explanation.frame = user_frame(text)
+        paste = Paste(cleaned)
+        for match in explanation.matches:
+            match.located = paste.locate(_starts(match, sk), cells)
+            frames = match.located
+            values = with_derived_fields(match.fields)
+            match.cause = choose(
+                match.entry, match.wording, values, frames.frames, frames.all_frames
+            )
+        explanation.frame = explanation.matches[0].located.frame
     return explanation
 
 
-def _ranked(text: str, catalog: Catalog) -> Explanation:
-    cleaned = clean(text)
-    exact = _find_in(Skeleton.of(cleaned), catalog)
+def _starts(match: Match, sk: Skeleton) -> list[int]:
+    """Where the match's wording starts in the paste, up to the match itself, in order: the
+    first of them in the match's chain of exceptions is where it was raised."""
+    if match.start < 0:
+        return []
+    found = {f.start for f in match.wording.template.find(sk) if f.start <= match.start}
+    return sorted(found | {match.start})
+
+
+def _ranked(cleaned: str, sk: Skeleton, catalog: Catalog) -> Explanation:
+    exact = _find_in(sk, catalog)
     if any(m.kind == "exact" and not _is_context(m) for m in exact):
         # Exact matches rank above cut-off ones; each group keeps its final-exception-first order.
         return Explanation(sorted(exact, key=lambda m: m.kind != "exact"), [])

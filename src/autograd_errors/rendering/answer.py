@@ -9,7 +9,11 @@ an answer (a culprit that diagnosis found, say) is a field of the explanation an
 renderer.
 
 :class:`Answer` is also what :func:`autograd_errors.explain` returns: an explanation that shows
-itself as text (``str``: the CLI's short answer) and in a notebook (``_repr_html_``).
+itself as text (``str``: the CLI's short answer) and in a notebook (``_repr_html_``). It carries
+the common cause it leads with and why (``cause``, a :class:`.causes.CauseChoice
+<autograd_errors.matcher.causes.CauseChoice>`, and ``cause_id``), which every renderer says;
+:meth:`Explanation.diagnosed <autograd_errors.matcher.matching.Explanation.diagnosed>` puts a
+diagnosis's cause there, with its culprit lines as the evidence.
 """
 
 from __future__ import annotations
@@ -34,17 +38,25 @@ class Answer(Explanation):
     def of(cls, pasted: str | BaseException, catalog: Catalog | None = None) -> Answer:
         """The answer for ``pasted``: a paste, or an exception (its message and its traceback
         are read, as a paste of them would be), against ``catalog`` (the packaged one)."""
+        cells = None
         if isinstance(pasted, BaseException):
             import traceback
 
             error = pasted
             pasted = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+            cells = running_cells(error)
         if catalog is None:
             from autograd_errors.catalog import load
 
             catalog = load()
-        found = matching.find_entries(pasted, catalog)
+        found = matching.find_entries(pasted, catalog, cells)
         return cls(found.matches, found.near_misses, found.not_autograd, found.text, found.frame)
+
+    @property
+    def cause_id(self) -> str | None:
+        """The id of the common cause the answer leads with (None: no match, or none fits);
+        ``cause.evidence`` says what supports it (empty: it is the most common)."""
+        return self.cause.cause_id if self.cause is not None else None
 
     def __str__(self) -> str:
         """What ``explain`` prints by default, plain, at 80 columns."""
@@ -55,3 +67,36 @@ class Answer(Explanation):
         from autograd_errors.rendering.notebook import answer_html  # html imports re
 
         return answer_html(self, base_url())
+
+
+def running_cells(error: BaseException) -> dict[str, int] | None:
+    """The cells of the IPython session this process runs, if any, by the file names their
+    code has (``/tmp/ipykernel_42/1234.py``, ``<ipython-input-3-ab12>``): the execution number
+    a traceback's ``Cell In[3]`` shows. None outside IPython."""
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = getattr(ipython, "get_ipython", lambda: None)()
+    name_of = getattr(getattr(shell, "compile", None), "format_code_name", None)
+    if name_of is None:
+        return None
+    cells: dict[str, int] = {}
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [error]
+    while pending:  # the error, and every exception chained to it
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        pending += [current.__cause__, current.__context__]
+        step = current.__traceback__
+        while step is not None:
+            filename = step.tb_frame.f_code.co_filename
+            try:
+                named = name_of(filename)
+            except Exception:  # noqa: BLE001 - IPython's own naming: a courtesy, never a failure
+                named = None
+            if named and named[1].startswith("In[") and named[1][3:-1].isdecimal():
+                cells[filename] = int(named[1][3:-1])
+            step = step.tb_next
+    return cells

@@ -29,7 +29,15 @@ _UNFILLED = 100_000
 #: A link in the text (the entry's page, PyTorch's documentation).
 _URL = re.compile(r"https?://[^\s<>\"'`]+[^\s<>\"'`.,;:)）。，；：]")
 #: The labels of the short answer's lines (``cli.*`` keys), shown in bold.
-_LABELS = ("cli.your_line", "cli.most_likely", "cli.fix", "cli.more", "cli.also_in_paste")
+_LABELS = (
+    "answer.your_line",
+    "answer.most_likely",
+    "answer.most_common",
+    "answer.seen",
+    "answer.fix",
+    "answer.more",
+    "cli.also_in_paste",
+)
 #: The headings of the whole explanation's sections, shown in bold.
 _HEADINGS = ("cli.in_your_paste", "cli.causes", "cli.why", "cli.fix_heading", "cli.docs")
 
@@ -68,7 +76,7 @@ def _lines_html(text: str, language: str, messages: Collection[str] = ()) -> str
     line under "Your line" (the code that raised) as code, torch's ``messages`` as torch
     printed them."""
     labels = [ui(key, language) for key in _LABELS]
-    your_line = ui("cli.your_line", language)
+    your_line = ui("answer.your_line", language)
     headings = {ui(key, language) for key in _HEADINGS}
     out: list[str] = []
     after_your_line = False

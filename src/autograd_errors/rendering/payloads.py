@@ -11,16 +11,19 @@ if TYPE_CHECKING:
     from typing import Any
 
     from autograd_errors.catalog.model import Cause, Entry, NotAutogradKind
+    from autograd_errors.matcher.causes import CauseChoice
     from autograd_errors.matcher.frames import Frame
     from autograd_errors.matcher.matching import Explanation, Match, NearMiss
 
 
 def answer_json(explanation: Explanation, base_url: str, language: str = ENGLISH) -> dict[str, Any]:
-    """What ``explain --json`` prints: the matches (each with the user's own line), the near
-    misses, the non-autograd error."""
-    frame = explanation.frame
+    """What ``explain --json`` prints: the matches (each with the user's own line in the
+    exception it is in, and the cause the answer leads with), the near misses, the non-autograd
+    error."""
     return {
-        "matches": [match_json(m, base_url, frame, language) for m in explanation.matches],
+        "matches": [
+            match_json(m, base_url, m.located.frame, language) for m in explanation.matches
+        ],
         "near": [near_json(miss, language) for miss in explanation.near_misses],
         "not_autograd": not_autograd_json(explanation.not_autograd, language),
     }
@@ -30,7 +33,7 @@ def match_json(
     match: Match, base_url: str, frame: Frame | None = None, language: str = ENGLISH
 ) -> dict[str, Any]:
     """A match, with what the text shows: what happened in this paste, why, the fix, the
-    common causes, the user's own line."""
+    common causes, the one the answer leads with (``cause``), the user's own line."""
     text = match.entry.localized(language, fallback=True)
     return {
         "id": match.entry.id,
@@ -47,7 +50,20 @@ def match_json(
         "why": text.cause,
         "fix": text.fix,
         "causes": [_cause_json(c) for c in text.causes],
+        "cause": choice_json(match.cause),
         "docs": list(match.entry.docs),
+    }
+
+
+def choice_json(choice: CauseChoice | None) -> dict[str, Any] | None:
+    """The cause the answer leads with: its ``id``, its ``basis`` ("evidence", or
+    "most-common" when the paste shows no sign of any cause) and the ``evidence``."""
+    if choice is None:
+        return None
+    return {
+        "id": choice.cause_id,
+        "basis": choice.basis,
+        "evidence": [found.as_json() for found in choice.evidence],
     }
 
 

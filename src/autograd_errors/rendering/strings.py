@@ -18,19 +18,58 @@ if TYPE_CHECKING:
 ENGLISH, CHINESE = "en", "zh_CN"
 
 STRINGS: dict[str, dict[str, str]] = {
+    # The answer, on every surface: the command line, the hooks, IPython, pytest and the paste
+    # page (rendering/text.py, notebook.py; static/autograd-ui.js reads them as "answer.*").
+    "answer.your_line": {"en": "Your line:", "zh_CN": "你的代码行："},
+    # A notebook's cell, as IPython names it (IPython's words, in every language).
+    "answer.cell": {
+        "en": "Cell In[{number}], line {line}",
+        "zh_CN": "Cell In[{number}], line {line}",
+    },
+    "answer.cell_unnumbered": {"en": "a cell, line {line}", "zh_CN": "单元格第 {line} 行"},
+    "answer.most_likely": {"en": "Most likely:", "zh_CN": "最可能的原因："},
+    "answer.most_common": {"en": "Most common:", "zh_CN": "最常见的原因："},
+    "answer.seen": {"en": "Seen in this paste:", "zh_CN": "粘贴内容中的依据："},
+    "answer.signs": {"en": "{signs}.", "zh_CN": "{signs}。"},
+    "answer.sign_separator": {"en": "; ", "zh_CN": "；"},
+    "answer.sign.code_here": {"en": "`{sign}` in your line", "zh_CN": "你的代码行中有 `{sign}`"},
+    "answer.sign.code": {"en": "`{sign}` in {location}", "zh_CN": "{location} 中有 `{sign}`"},
+    "answer.sign.code_near_here": {
+        "en": "`{sign}` near your line",
+        "zh_CN": "你的代码行附近有 `{sign}`",
+    },
+    "answer.sign.code_near": {
+        "en": "`{sign}` near {location}",
+        "zh_CN": "{location} 附近有 `{sign}`",
+    },
+    "answer.sign.file": {
+        "en": "the traceback goes through `{file}`",
+        "zh_CN": "回溯经过 `{file}`",
+    },
+    "answer.sign.field": {"en": "the message names `{value}`", "zh_CN": "报错信息中提到 `{value}`"},
+    "answer.sign.form": {
+        "en": 'the message reads "{wording}"',
+        "zh_CN": "报错信息的措辞是“{wording}”",
+    },
+    "answer.sign.diagnosis": {
+        "en": "the diagnosis found it at {location}",
+        "zh_CN": "诊断在 {location} 找到了它",
+    },
+    "answer.fix": {"en": "Fix:", "zh_CN": "修复："},
+    "answer.more": {"en": "More:", "zh_CN": "详见："},
+    "answer.partial": {
+        "en": "Matched part of the wording ({percent}% of it).",
+        "zh_CN": "匹配了措辞的一部分（{percent}%）。",
+    },
+    "answer.wording": {
+        "en": "Wording '{variant}', printed by {releases}.",
+        "zh_CN": "措辞“{variant}”，打印它的版本：{releases}。",
+    },
     # The command line (rendering/, cli/).
-    "cli.most_likely": {"en": "Most likely:", "zh_CN": "最常见的原因："},
-    "cli.fix": {"en": "Fix:", "zh_CN": "修复："},
-    "cli.more": {"en": "More:", "zh_CN": "详见："},
     "cli.more_options": {
         "en": "--verbose gives every common cause, why torch raises it, and the wording matched.",
         "zh_CN": "加上 --verbose 可查看所有常见原因、torch 报错的原因以及匹配到的措辞。",
     },
-    "cli.partial": {
-        "en": "Matched part of the wording ({percent}% of it).",
-        "zh_CN": "匹配了措辞的一部分（{percent}%）。",
-    },
-    "cli.your_line": {"en": "Your line:", "zh_CN": "你的代码行："},
     "cli.also_in_paste": {"en": "Also in this paste:", "zh_CN": "粘贴内容中还有："},
     "cli.shared": {
         "en": "{count} entries share this part of a message; none stands out.",
@@ -51,10 +90,6 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "cli.not_autograd": {"en": "Not an autograd error", "zh_CN": "不是自动求导（autograd）的报错"},
     "cli.see": {"en": "See", "zh_CN": "参见"},
-    "cli.wording": {
-        "en": "Wording '{variant}', printed by {releases}.",
-        "zh_CN": "措辞“{variant}”，打印它的版本：{releases}。",
-    },
     "cli.retired": {
         "en": "Retired: last raised by torch {release}; now {replaced_by}",
         "zh_CN": "已退役：最后由 torch {release} 抛出；现在：{replaced_by}",
@@ -500,16 +535,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "The catalog could not be loaded ({reason}).",
         "zh_CN": "无法加载条目目录（{reason}）。",
     },
-    "paste.wording": {
-        "en": "Wording '{variant}', printed by {releases}.",
-        "zh_CN": "措辞“{variant}”，打印它的版本：{releases}。",
-    },
-    "paste.partial": {
-        "en": "Matched part of the wording ({percent}% of it).",
-        "zh_CN": "匹配了措辞的一部分（{percent}%）。",
-    },
     "paste.why": {"en": "Why. ", "zh_CN": "原因。"},
-    "paste.fix": {"en": "Fix. ", "zh_CN": "修复方法。"},
     "paste.readEntry": {
         "en": "Read the whole entry, with the repro and the fixes",
         "zh_CN": "阅读完整条目（含最小复现和修复方法）",
@@ -609,11 +635,12 @@ def ui(key: str, language: str = ENGLISH, **values: object) -> str:
 
 def export_strings(language: str) -> dict[str, str]:
     """The paste and search pages' strings in ``language``, keyed without their ``paste.``
-    prefix (written to the site as ``_static/autograd-strings.js``)."""
+    prefix, and the answer's (``answer.*``, keyed as they are), written to the site as
+    ``_static/autograd-strings.js``."""
     return {
         key.removeprefix("paste."): texts[language]
         for key, texts in STRINGS.items()
-        if key.startswith("paste.")
+        if key.startswith(("paste.", "answer."))
     }
 
 

@@ -5,13 +5,17 @@ terminal's width (:mod:`.terminal`).
 
 from __future__ import annotations
 
+from autograd_errors.rendering.evidence import location, seen
 from autograd_errors.rendering.strings import ENGLISH, releases_text, ui, with_releases
 from autograd_errors.rendering.terminal import after, columns, fill
 from autograd_errors.rendering.urls import page_url
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from autograd_errors.catalog.model import Cause, Entry, Retirement
+    from collections.abc import Sequence
+
+    from autograd_errors.catalog.model import Cause, Entry, Hint, Retirement
+    from autograd_errors.matcher.causes import CauseChoice
     from autograd_errors.matcher.frames import Frame
     from autograd_errors.matcher.matching import Explanation, Match
     from autograd_errors.rendering.terminal import Style
@@ -85,8 +89,8 @@ def _frame_lines(frame: Frame | None, style: Style, width: int, language: str) -
     """Where the paste points in the user's own code."""
     if frame is None:
         return []
-    label = ui("cli.your_line", language)
-    out = fill(f"{style.bold(label)}{after(label)}{frame.file}:{frame.line}", width, "  ")
+    label = ui("answer.your_line", language)
+    out = fill(f"{style.bold(label)}{after(label)}{location(frame, language)}", width, "  ")
     return out + ([f"    {frame.code}"] if frame.code else [])
 
 
@@ -109,8 +113,9 @@ def short_text(
     language: str = ENGLISH,
 ) -> str:
     """The answer first, in a few lines: the user's own line, what happened in this paste, the
-    most common cause and its fix, the link (and ``more``, what gives the rest). Other entries
-    found in the paste get a line each. Empty for no match."""
+    cause the paste supports (or the most common one) and what supports it, its fix, the link
+    (and ``more``, what gives the rest). Other entries found in the paste get a line each.
+    Empty for no match."""
     if not explanation.matches:
         return ""
     if explanation.shared:  # a fragment several entries hold: no winner to put first
@@ -125,22 +130,29 @@ def short_text(
     text = entry.localized(language, fallback=True)
     out = _heading(entry, "", style, width, language)
     if first.kind != "exact":
-        out.append(style.dim("  " + ui("cli.partial", language, percent=round(first.score * 100))))
+        out.append(
+            style.dim("  " + ui("answer.partial", language, percent=round(first.score * 100)))
+        )
     out += _frame_lines(frame, style, width, language)
     details = first.details(language)
     # What happened (the first sentence), then the most specific advice: a hint for the values
     # in this paste comes last in the details, after the entry's other sentences.
     for line in details[:1] + details[1:][-1:]:
         out += fill(line, width, "  ")
-    fix = ui("cli.fix", language)
+    fix = ui("answer.fix", language)
     fix_label = style.bold(fix) + after(fix)
-    if text.causes:
-        likely = ui("cli.most_likely", language)
-        likely_label = style.bold(likely) + after(likely)
-        out += fill(f"{likely_label}{_cause_sentence(text.causes[0], language)}", width, "  ")
-        out += fill(f"{fix_label}{text.causes[0].fix}", width, "  ")
-    else:
+    choice = first.cause
+    if choice is not None:
+        cause = choice.cause(text.causes)
+        lead = ui("answer.most_likely" if choice.evidence else "answer.most_common", language)
+        lead_label = style.bold(lead) + after(lead)
+        out += fill(f"{lead_label}{_cause_sentence(cause, language)}", width, "  ")
+        out += _seen_lines(choice, entry, frame, style, width, language, "  ")
+        out += fill(f"{fix_label}{cause.fix}", width, "  ")
+    elif not hinted(details, text.hints):
         out += fill(f"{fix_label}{text.fix}", width, "  ")
+    # (No cause fits, and a hint for this paste's values is shown: the hint is the advice. The
+    # entry's own fix speaks of other functions and values: 'linalg_lstsq' is not cdist.)
     out.append(_more_line(entry, base_url, style, language))  # a URL is not wrapped
     if more:
         out.append(style.dim(f"  {more}"))
@@ -149,6 +161,12 @@ def short_text(
         also = ui("cli.also_in_paste", language)
         out.append(f"  {also}{after(also)}{title}  {style.dim('(' + other.entry.id + ')')}")
     return "\n".join(out)
+
+
+def hinted(details: Sequence[str], hints: Sequence[Hint]) -> bool:
+    """Whether the details of a match hold a hint for the paste's values (as
+    ``autograd-ui.js``'s ``hinted``)."""
+    return any(hint.text in details for hint in hints)
 
 
 def _match_lines(
@@ -167,10 +185,10 @@ def _match_lines(
     coverage = (
         ""
         if match.kind == "exact"
-        else " " + ui("cli.partial", language, percent=round(match.score * 100))
+        else " " + ui("answer.partial", language, percent=round(match.score * 100))
     )
     releases = releases_text(wording.releases.since, wording.releases.until, language)
-    said = ui("cli.wording", language, variant=wording.variant, releases=releases)
+    said = ui("answer.wording", language, variant=wording.variant, releases=releases)
     out.append(style.dim(f"  {said}{coverage}"))
     if entry.retired:
         out.append(style.dim(_retired_line(entry.retired, language)))
@@ -184,6 +202,7 @@ def _match_lines(
         out.append(style.bold("  " + ui("cli.in_your_paste", language)))
         for line in details:
             out += fill(line, width, "    ")
+    out += _chosen_lines(match, frame, style, width, language)
     out += _causes_lines(entry, style, width, language)
     out += _why_fix_lines(entry, style, width, language)
     out.append("")
@@ -198,7 +217,7 @@ def _retired_line(retired: Retirement, language: str) -> str:
 
 
 def _more_line(entry: Entry, base_url: str, style: Style, language: str) -> str:
-    more = ui("cli.more", language)
+    more = ui("answer.more", language)
     return f"  {style.bold(more)}{after(more)}{page_url(base_url, entry, language)}"
 
 
@@ -219,6 +238,37 @@ def _docs_lines(entry: Entry, style: Style, language: str) -> list[str]:
     return [style.bold("  " + ui("cli.docs", language)), *(f"    {link}" for link in entry.docs)]
 
 
+def _seen_lines(
+    choice: CauseChoice,
+    entry: Entry,
+    frame: Frame | None,
+    style: Style,
+    width: int,
+    language: str,
+    indent: str,
+) -> list[str]:
+    """What in the paste supports the chosen cause (nothing without evidence)."""
+    sentence = seen(choice, entry, frame, language)
+    if not sentence:
+        return []
+    label = ui("answer.seen", language)
+    return fill(f"{style.bold(label)}{after(label)}{sentence}", width, indent)
+
+
+def _chosen_lines(
+    match: Match, frame: Frame | None, style: Style, width: int, language: str
+) -> list[str]:
+    """``--verbose``: the cause the answer leads with, and why."""
+    choice = match.cause
+    if choice is None:
+        return []
+    cause = choice.cause(match.entry.localized(language, fallback=True).causes)
+    lead = ui("answer.most_likely" if choice.evidence else "answer.most_common", language)
+    out = [""]
+    out += fill(f"{style.bold(lead)}{after(lead)}{_cause_sentence(cause, language)}", width, "  ")
+    return out + _seen_lines(choice, match.entry, frame, style, width, language, "  ")
+
+
 def _cause_sentence(cause: Cause, language: str) -> str:
     return with_releases(cause.text, cause.releases.since, cause.releases.until, language)
 
@@ -229,7 +279,7 @@ def _causes_lines(entry: Entry, style: Style, width: int, language: str) -> list
     if not causes:
         return []
     out = ["", style.bold("  " + ui("cli.causes", language))]
-    fix = ui("cli.fix", language)
+    fix = ui("answer.fix", language)
     for number, cause in enumerate(causes, 1):
         sentence = _cause_sentence(cause, language)
         out += fill(f"{number}. {sentence}", width, "    ", hanging="       ")

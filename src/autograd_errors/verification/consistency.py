@@ -11,10 +11,14 @@ place, in the stages of rust's ``tidy`` error-code check.
    autograd's included.
 3. **scripted**: every script imports only torch, numpy and the standard library; every common
    cause has a trigger tagged ``# cause: <id>`` and a fix tagged ``# fix: <id>``, and every such
-   tag names a cause; every fix is followed by an assertion; every heading opens a text cell.
+   tag names a cause; every fix is followed by an assertion; every heading opens a text cell;
+   a cause's code signs (what the answer recognises it by in a paste) are what its trigger
+   writes: one of them at least is in the trigger's code or its comments.
 4. **recorded**: the reference release's recording holds every entry, passing; no recording
    holds a failing entry; each recorded message matches its own entry, through a wording that
-   claims that release, and no other wording of its form claims it.
+   claims that release, and no other wording of its form claims it; a common cause's signs in
+   the message are what its own trigger raised (a field's values) or what the entry's script
+   raised (a form).
 5. **raised**: on the reference release, each entry raised its own message, except the
    exemptions of :data:`RAISES_NOTHING`.
 
@@ -35,8 +39,10 @@ import os
 from autograd_errors.catalog import CatalogError, load
 from autograd_errors.catalog.stamps import status_lines
 from autograd_errors.catalog.translations import TRANSLATED
-from autograd_errors.matcher.matching import find_matches
+from autograd_errors.matcher.causes import shows
+from autograd_errors.matcher.matching import find_matches, with_derived_fields
 from autograd_errors.verification import gallery
+from autograd_errors.verification.observer import module_blocks
 from autograd_errors.verification.recordings import load_recordings
 from autograd_errors.verification.script_rules import (
     Problems,
@@ -367,6 +373,109 @@ def _event_problems(catalog: Catalog, where: str, release: str, event: dict[str,
     return found
 
 
+def sign_problems(
+    catalog: Catalog, scripts: list[gallery.Script], recording: Recording
+) -> list[str]:
+    """A cause's field signs (``op = ["igamma"]``) must hold for a message its own trigger
+    raised on the reference release (``recording``), and its form signs must be forms the
+    entry's script raised there: the signs claim what torch prints, and the recording is what
+    it printed. A cause that does not hold on that release is not judged."""
+    found = []
+    by_id = {script.entry_id: script for script in scripts}
+    for entry in catalog:
+        signed = [c for c in entry.causes if c.signs.fields or c.signs.forms]
+        if not signed or entry.id not in by_id or entry.id not in recording.entries:
+            continue
+        events = [e for e in recording.entries[entry.id]["events"] if e["entry"] == entry.id]
+        forms = {_form_of(entry, event["variant"]) for event in events}
+        blocks = module_blocks(by_id[entry.id].path)
+        tagged, _ = gallery.cause_tags(by_id[entry.id].path, entry)
+        where = f"torch {recording.release}: {entry.id} cause {{cause!r}}"
+        for cause in signed:
+            if recording.release not in cause.releases:
+                continue
+            for form in cause.signs.forms:
+                if form not in forms:
+                    found.append(where.format(cause=cause.id) + f": no message of form {form!r}")
+            if not cause.signs.fields:
+                continue
+            lines = tagged.get((gallery.CAUSE_TAG, cause.id), [])
+            spans = [_span(block) for block in blocks if any(_inside(block, n) for n in lines)]
+            raised = [
+                with_derived_fields(match.fields)
+                for event in events
+                if event["line"] is not None and any(a <= event["line"] <= b for a, b in spans)
+                for match in find_matches(f"{event['exception']}: {event['message']}", catalog)
+                if match.entry.id == entry.id
+            ]
+            for name, prefixes in cause.signs.fields.items():
+                if not any(_starts(values.get(name, ""), prefixes) for values in raised):
+                    found.append(
+                        where.format(cause=cause.id)
+                        + f": its trigger raised no message whose {name} starts with "
+                        + " or ".join(repr(p) for p in prefixes)
+                    )
+    return found
+
+
+def code_sign_problems(catalog: Catalog, scripts: list[gallery.Script]) -> list[str]:
+    """A cause with code signs (``-= ... .grad``) must show one of them in its trigger: the
+    cells (from one ``# %%`` to the next) of the lines tagged ``# cause: <id>``, comments
+    included (a trigger that stands for what this build cannot run, DataParallel's gather on
+    several GPUs, says what it stands for). The signs claim how the cause is written, and the
+    trigger is the cause written."""
+    found = []
+    by_id = {script.entry_id: script for script in scripts}
+    for entry in catalog:
+        script = by_id.get(entry.id)
+        if script is None:
+            continue  # documented's to say
+        signed = [cause for cause in entry.causes if cause.signs.code]
+        if not signed:
+            continue
+        with open(script.path, encoding="utf-8") as handle:
+            source = handle.read().splitlines()
+        tagged, _ = gallery.cause_tags(script.path, entry)
+        cells = [n for n, line in enumerate(source, 1) if line.startswith("# %%")]
+        for cause in signed:
+            trigger = []
+            for line in sorted(set(tagged.get((gallery.CAUSE_TAG, cause.id), []))):
+                first = max((n for n in cells if n < line), default=1)
+                last = min((n for n in cells if n > line), default=len(source) + 1)
+                trigger += source[first - 1 : last - 1]
+            if not any(shows(code, sign) for code in trigger for sign in cause.signs.code):
+                signs = ", ".join(repr(sign) for sign in cause.signs.code)
+                found.append(
+                    f"{script.path}: cause {cause.id!r}: none of its code signs ({signs}) is in "
+                    "its trigger"
+                )
+    return found
+
+
+def _form_of(entry: Entry, variant: str | None) -> str | None:
+    return next((w.form for w in entry.wordings if w.variant == variant), None)
+
+
+def _span(block: ast.stmt) -> tuple[int, int]:
+    return block.lineno, block.end_lineno or block.lineno
+
+
+def _inside(block: ast.stmt, line: int) -> bool:
+    first, last = _span(block)
+    return first <= line <= last
+
+
+def _starts(value: str, prefixes: tuple[str, ...]) -> bool:
+    return value.lower().startswith(tuple(prefix.lower() for prefix in prefixes))
+
+
+def _signs_raised(project: Project) -> list[str]:
+    found = [r for r in project.recordings if r.release == project.reference]
+    if not found:
+        return []  # completeness says it
+    return sign_problems(project.catalog, project.scripts, found[0])
+
+
 def _same_form(entry: Entry, wording: Wording) -> list[Wording]:
     return [w for w in entry.wordings if w.form == wording.form and w is not wording]
 
@@ -445,6 +554,11 @@ RULES: tuple[Rule, ...] = (
         lambda p: _each_script(p, headings_open_text_cells),
     ),
     Rule(
+        "scripted",
+        "every cause's code signs are in its trigger",
+        lambda p: code_sign_problems(p.catalog, p.scripts),
+    ),
+    Rule(
         "recorded",
         "the reference recording holds every entry, passing",
         lambda p: completeness_problems(p.catalog, p.recordings, p.reference),
@@ -454,6 +568,11 @@ RULES: tuple[Rule, ...] = (
         "recorded",
         "every recorded message matches its entry and a wording of its release",
         lambda p: consistency_problems(p.catalog, p.recordings),
+    ),
+    Rule(
+        "recorded",
+        "every cause's signs in the message are what its trigger raised",
+        _signs_raised,
     ),
     Rule("raised", "the reference release raised each entry's message", _reference_raised_each),
     Rule("raised", "an entry that needs CUDA is recorded as not run", _needs_cuda_said),

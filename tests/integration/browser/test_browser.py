@@ -10,8 +10,13 @@ from pathlib import Path
 
 import pytest
 from helpers import load_data
+from realruns import recorded
 
 from autograd_errors.catalog import load
+from autograd_errors.matcher.matching import find_entries
+from autograd_errors.rendering.strings import ui
+from autograd_errors.rendering.terminal import Style
+from autograd_errors.rendering.text import short_text
 
 CATALOG = load(use_cache=False)
 ERRORS = [entry for entry in CATALOG if not entry.is_pitfall]
@@ -84,7 +89,57 @@ def test_fields_and_explanation_are_shown(browser, server):
     assert "shape\n[64, 128]" in text
     assert "The [64, 128] tensor (torch.cuda.HalfTensor), output 0 of ReluBackward0" in text
     assert "Why." in text
-    assert "Fix." in text
+    assert "Fix:" in text
+
+
+RUNS = {run["name"]: run["text"] for run in recorded()["runs"]}
+#: The command line's lines that the paste page shows too: the user's line, the cause the answer
+#: leads with and what supports it, its fix.
+ANSWER_LABELS = ("answer.your_line", "answer.most_likely", "answer.most_common", "answer.seen")
+
+
+def command_line_answer(text: str) -> list[str]:
+    """The short answer's lines the page must show, as ``explain`` gives them, unfilled; the
+    code under "Your line" as a line of its own."""
+    found = find_entries(text, CATALOG)
+    lines = short_text(found, "", Style(False), 100_000, found.frame).split("\n")
+    labels = tuple(ui(key) for key in (*ANSWER_LABELS, "answer.fix"))
+    kept = []
+    for number, line in enumerate(lines):
+        if line.strip().startswith(labels):
+            kept.append(line.strip())
+            if line.strip().startswith(ui("answer.your_line")):
+                kept.append(lines[number + 1].strip())  # its code
+    return kept
+
+
+@pytest.mark.parametrize(
+    "run",
+    # Code in the user's line, code near it, a re-raised error, a notebook's cell (colours
+    # and all), torchrun's ranks, and a paste with no sign of any cause ("Most common:").
+    ["manual_sgd", "reinit_head", "wrapped", "cell_detach", "ddp_err", "eval_then_train"],
+)
+def test_the_paste_page_reads_the_traceback_as_the_command_line_does(browser, server, run):
+    expected = command_line_answer(RUNS[run])
+    assert expected[0].startswith("Your line:")  # the check below is not vacuous
+    assert any(line.startswith(("Most likely:", "Most common:")) for line in expected)
+    (first, *_) = results(browser, explain_url(server, RUNS[run]))
+    shown = " ".join(first.text.split())
+    for line in expected:  # the page shows ```code``` as code, without its backticks
+        assert " ".join(line.replace("`", "").split()) in shown, line
+
+
+def test_a_function_with_its_own_hint_gets_no_advice_about_other_functions(browser, server):
+    # As the command line: no cause of derivative-not-implemented is about linalg_lstsq, and
+    # its hint is the advice; the entry's fix (acosh, cdist) is not shown in its place.
+    paste = "NotImplementedError: the derivative for 'linalg_lstsq' is not implemented."
+    (first, *_) = results(browser, explain_url(server, paste))
+    assert "torch.linalg.lstsq has had a backward since torch 1.11" in first.text
+    assert first.get_attribute("data-cause") is None
+    assert first.find_elements("css selector", "p.autograd-fix") == []
+    advice = first.text.split("Why.", 1)[0]  # (why torch raises it names other functions)
+    assert "cdist" not in advice
+    assert "acosh" not in advice
 
 
 def test_no_match_says_so_and_offers_the_site_search(browser, server):

@@ -10,26 +10,32 @@ import subprocess
 import textwrap
 
 import pytest
-from helpers import MESSAGES_2_13, REPO, load_data
+from helpers import MESSAGES_2_13, REPO, answer_json, load_data
+from realruns import CASES, answer_vectors, problems, recorded, vector_problems
 
 from autograd_errors import catalog
 from autograd_errors.browser import export
-from autograd_errors.matcher.matching import find_entries
 
 CATALOG = catalog.load(use_cache=False)
 VECTORS = load_data("matcher-vectors.json")["vectors"]
+#: What real runs printed (tests/realruns.py), and the answer's vectors: the contract of the
+#: answer, held by both matchers (tests/unit/matcher/ holds the Python one to it too).
+RUNS = {run["name"]: run["text"] for run in recorded()["runs"]}
+ANSWER_VECTORS = answer_vectors()
 NODE_RUNNER = REPO / "tests" / "js" / "run-matcher.cjs"
 
 
 def all_pastes() -> list[str]:
     pastes = [vector["text"] for vector in VECTORS]
-    for recorded in MESSAGES_2_13.values():
-        prefixed = f"{recorded['exception']}: {recorded['message']}"
+    pastes += [RUNS[case.name] for case in CASES]  # at len(VECTORS) + the case's index
+    pastes += [vector["text"] for vector in ANSWER_VECTORS]  # then the answer's vectors
+    for message_of in MESSAGES_2_13.values():
+        prefixed = f"{message_of['exception']}: {message_of['message']}"
         pastes += [
-            recorded["message"],
+            message_of["message"],
             prefixed,
             textwrap.fill(prefixed, 80),
-            recorded["cuda"]["message"],
+            message_of["cuda"]["message"],
         ]
     pastes += [paste["text"] for paste in load_data("real-pastes.json")["pastes"]]
     pastes += [error["text"] for error in load_data("not-autograd.json")["errors"]]
@@ -40,23 +46,7 @@ def all_pastes() -> list[str]:
 
 def python_result(text: str) -> dict:
     """What the Python matcher finds, in the shape tests/js/run-matcher.cjs prints."""
-    found = find_entries(text, CATALOG)
-    return {
-        "matches": [
-            {
-                "id": m.entry.id,
-                "variant": m.wording.variant,
-                "kind": m.kind,
-                "fields": m.fields,
-                "score": m.score,
-                "message": m.message,
-                "details": m.details(),
-            }
-            for m in found.matches
-        ],
-        "near_misses": [[miss.entry.id, miss.similarity] for miss in found.near_misses],
-        "not_autograd": found.not_autograd.name if found.not_autograd else None,
-    }
+    return answer_json(text, CATALOG)
 
 
 def python_results(pastes: list[str]) -> list[dict]:
@@ -113,6 +103,26 @@ def test_vectors(js_and_python, index):
         assert found["not_autograd"] == vector.get("not_autograd"), language
         if vector["ids"]:
             assert first["kind"] == vector.get("kind", "exact"), language
+
+
+@pytest.mark.parametrize("index", range(len(CASES)), ids=[case.name for case in CASES])
+def test_a_real_run_gets_the_same_line_and_cause_in_both(js_and_python, index):
+    _, from_js, from_python = js_and_python
+    at = len(VECTORS) + index
+    case = CASES[index]
+    assert problems(case, from_js[at]) == [], "javascript"
+    assert problems(case, from_python[at]) == [], "python"
+
+
+@pytest.mark.parametrize(
+    "index", range(len(ANSWER_VECTORS)), ids=[vector["name"] for vector in ANSWER_VECTORS]
+)
+def test_the_answer_vectors_in_both(js_and_python, index):
+    _, from_js, from_python = js_and_python
+    at = len(VECTORS) + len(CASES) + index
+    vector = ANSWER_VECTORS[index]
+    assert vector_problems(vector, from_js[at]) == [], "javascript"
+    assert vector_problems(vector, from_python[at]) == [], "python"
 
 
 def test_the_export_is_small_and_complete():

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pastes import PASTES
+from pastes import PASTES, TRACEBACKS
 from test_matcher_js import NODE_RUNNER, python_result
 
 from autograd_errors import catalog
@@ -58,3 +58,9 @@ def test_both_matchers_agree_on_generated_pastes(node_matcher, paste):
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=300))
 def test_both_matchers_agree_on_generated_unicode(node_matcher, text):
     assert node_matcher(text) == python_result(text)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(TRACEBACKS)
+def test_both_read_the_same_frames_and_choose_the_same_cause(node_matcher, paste):
+    assert node_matcher(paste) == python_result(paste)

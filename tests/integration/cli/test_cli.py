@@ -85,6 +85,7 @@ def test_a_traceback_points_at_the_users_own_line(cli):
         "file": "/home/me/train.py",
         "line": 41,
         "code": "loss.backward()",
+        "cell": None,  # a file, not a notebook's cell
     }
 
 
@@ -138,6 +139,13 @@ def test_json_output_is_exactly_the_contract(cli):
             }
             for c in record.get("common_cause", [])
         ],
+        # ReluBackward0: the node that signs the first cause, an in-place change of what an
+        # op saved (the record's [common_cause.signs] op = ["Relu", ...]).
+        "cause": {
+            "id": "inplace-after-saving-op",
+            "basis": "evidence",
+            "evidence": [{"kind": "field", "sign": "op=Relu", "frame": None, "near": False}],
+        },
         "docs": record["docs"],
     }
     assert in_your_paste[0].startswith(

@@ -83,7 +83,9 @@ def test_explain_lang_zh_answers_a_real_paste_in_chinese(package, cli_env):
         in flat
     )
     assert squeezed("ReLU 之后，常见的原因是 `nn.ReLU(inplace=True)`") in flat  # op=Relu's hint
-    assert "最常见的原因：对某个操作保存的张量做了原地操作" in flat
+    # ReluBackward0 signs the first cause: "most likely", and what in the paste says so.
+    assert "最可能的原因：对某个操作保存的张量做了原地操作" in flat
+    assert squeezed("粘贴内容中的依据：报错信息中提到 `Relu`。") in flat
     assert "修复：改成非原地写法" in flat
     assert f"  详见：{ZH_PAGE}" in lines
     assert lines[-1] == "  加上 --verbose 可查看所有常见原因、torch 报错的原因以及匹配到的措辞。"

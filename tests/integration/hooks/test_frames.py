@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from helpers import terminal_ipython
 
-from autograd_errors.matcher.frames import Frame, user_frame
+from autograd_errors.matcher.frames import Frame
+from autograd_errors.matcher.tracebacks import user_frame
 
 MODEL = """\
 import torch
@@ -95,7 +96,7 @@ def test_ipython_points_at_the_cell(project, cli_env, tmp_path):
     printed = terminal_ipython(session, project, cli_env, tmp_path)
     assert "Cell In[3], line 1" in printed
     assert user_frame(printed) == Frame(
-        "Cell In[3]", 1, "forward(torch.ones(3, requires_grad=True)).backward()"
+        "Cell In[3]", 1, "forward(torch.ones(3, requires_grad=True)).backward()", cell=3
     )
 
 

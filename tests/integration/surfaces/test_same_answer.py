@@ -31,6 +31,8 @@ WORDS = {
     "en": {
         "your_line": "Your line:",
         "most_likely": "Most likely:",
+        "most_common": "Most common:",
+        "seen": "Seen in this paste:",
         "fix": "Fix:",
         "more": "More:",
         "more_options": (
@@ -39,7 +41,9 @@ WORDS = {
     },
     "zh_CN": {
         "your_line": "你的代码行：",
-        "most_likely": "最常见的原因：",
+        "most_likely": "最可能的原因：",
+        "most_common": "最常见的原因：",
+        "seen": "粘贴内容中的依据：",
         "fix": "修复：",
         "more": "详见：",
         "more_options": "加上 --verbose 可查看所有常见原因、torch 报错的原因以及匹配到的措辞。",
@@ -57,6 +61,14 @@ PASTE = (
     f"RuntimeError: {CUDA['message']}\n"
 )
 PASTE_FRAME = ("/home/me/train.py", 41, "loss.backward()")
+# Its node, ReluBackward0, is the sign of inplace-modified's first cause (an in-place change
+# of a tensor the op saved): the answer leads with it and says so.
+RELU_SEEN = {"en": "the message names `Relu`.", "zh_CN": "报错信息中提到 `Relu`。"}
+RELU_CAUSE = {
+    "id": "inplace-after-saving-op",
+    "basis": "evidence",
+    "evidence": [{"kind": "field", "sign": "op=Relu", "frame": None, "near": False}],
+}
 
 
 def texts(entry_id: str, language: str = "en"):
@@ -116,9 +128,12 @@ def short_answer(
     fields: dict[str, str],
     language: str = "en",
     more_options: bool = False,
+    seen: str = "",
 ) -> list[str]:
     """The short answer: title and id, the user's line, what happened in this paste and the
-    advice for its values, the most common cause and its fix, the link."""
+    advice for its values, the cause and its fix, the link. ``seen``: what in the paste
+    supports the entry's first cause ("Most likely:"); without it, the first cause is the most
+    common one ("Most common:"). (Every paste here points at the first cause, or at none.)"""
     words, entry = WORDS[language], texts(entry_id, language)
     assert len(entry.title) + len(entry_id) + 4 <= width  # the heading fits on one line
     lines = [f"{entry.title}  ({entry_id})"]
@@ -130,7 +145,7 @@ def short_answer(
     for sentence in said[:1] + said[1:][-1:]:
         lines += fill(sentence, width, "  ")
     if entry.causes:
-        lines += fill(labelled(words["most_likely"], entry.causes[0].text), width, "  ")
+        lines += chosen_cause(entry_id, width=width, seen=seen, language=language)
         lines += fill(labelled(words["fix"], entry.causes[0].fix), width, "  ")
     else:
         lines += fill(labelled(words["fix"], entry.fix), width, "  ")
@@ -138,6 +153,14 @@ def short_answer(
     if more_options:
         lines.append("  " + words["more_options"])
     return lines
+
+
+def chosen_cause(entry_id: str, *, width: int, seen: str, language: str = "en") -> list[str]:
+    """The line of the cause the answer leads with (the entry's first), and what supports it."""
+    words, cause = WORDS[language], texts(entry_id, language).causes[0]
+    label = words["most_likely"] if seen else words["most_common"]
+    lines = fill(labelled(label, cause.text + on(cause.releases)), width, "  ")
+    return lines + (fill(labelled(words["seen"], seen), width, "  ") if seen else [])
 
 
 def on(releases) -> str:
@@ -157,10 +180,11 @@ def verbose_answer(
     frame: tuple[str, int, str] | None,
     fields: dict[str, str],
     message: str,
+    seen: str = "",
 ) -> list[str]:
     """``explain --verbose``, in English: the short answer's heading and line, then the message
-    and its wording, the fields, what the paste says, every common cause, why, the fix, the
-    documentation, the link."""
+    and its wording, the fields, what the paste says, the cause it leads with and why, every
+    common cause, why, the fix, the documentation, the link."""
     record, entry = CATALOG[entry_id], texts(entry_id)
     lines = short_answer(entry_id, width=width, frame=frame, fields=fields)[: 3 if frame else 1]
     wording = record.current  # what the reference torch prints, and every release since
@@ -176,6 +200,7 @@ def verbose_answer(
         lines += ["", "  In your paste"]
         for sentence in said:
             lines += fill(sentence, width, "    ")
+    lines += ["", *chosen_cause(entry_id, width=width, seen=seen)]
     lines += ["", "  Common causes, most common first"]
     for number, cause in enumerate(entry.causes, 1):
         lines += fill(
@@ -189,7 +214,12 @@ def verbose_answer(
 
 
 def json_answer(
-    entry_id: str, *, fields: dict[str, str], frame: tuple[str, int, str], language: str = "en"
+    entry_id: str,
+    *,
+    fields: dict[str, str],
+    frame: tuple[str, int, str],
+    cause: dict,
+    language: str = "en",
 ) -> dict:
     record, entry = CATALOG[entry_id], texts(entry_id, language)
     file, number, code = frame
@@ -206,7 +236,7 @@ def json_answer(
                 "path": record.path,
                 "url": url(entry_id, language),
                 "in_your_paste": in_your_paste(entry_id, fields, language),
-                "user_frame": {"file": file, "line": number, "code": code},
+                "user_frame": {"file": file, "line": number, "code": code, "cell": None},
                 "why": entry.cause,
                 "fix": entry.fix,
                 "causes": [
@@ -219,6 +249,7 @@ def json_answer(
                     }
                     for c in entry.causes
                 ],
+                "cause": cause,
                 "docs": list(record.docs),
             }
         ],
@@ -238,7 +269,12 @@ def printed(cli, *args: str) -> list[str]:
 
 def test_explain_prints_the_short_answer(cli):
     assert printed(cli, "explain") == short_answer(
-        "inplace-modified", width=998, frame=PASTE_FRAME, fields=CUDA["fields"], more_options=True
+        "inplace-modified",
+        width=998,
+        frame=PASTE_FRAME,
+        fields=CUDA["fields"],
+        more_options=True,
+        seen=RELU_SEEN["en"],
     )
 
 
@@ -250,6 +286,7 @@ def test_explain_in_chinese_prints_the_same_answer_in_chinese(cli):
         fields=CUDA["fields"],
         language="zh_CN",
         more_options=True,
+        seen=RELU_SEEN["zh_CN"],
     )
 
 
@@ -260,6 +297,7 @@ def test_explain_verbose_prints_everything(cli):
         frame=PASTE_FRAME,
         fields=CUDA["fields"],
         message=CUDA["message"],
+        seen=RELU_SEEN["en"],
     )
 
 
@@ -269,7 +307,11 @@ def test_explain_json_carries_the_same_answer(cli, language):
     result = cli("explain", "--json", *lang, PASTE)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == json_answer(
-        "inplace-modified", fields=CUDA["fields"], frame=PASTE_FRAME, language=language
+        "inplace-modified",
+        fields=CUDA["fields"],
+        frame=PASTE_FRAME,
+        cause=RELU_CAUSE,
+        language=language,
     )
 
 
@@ -277,7 +319,7 @@ def test_the_python_api_prints_the_short_answer_at_78_columns():
     from autograd_errors import explain
 
     assert str(explain(PASTE)).split("\n") == short_answer(
-        "inplace-modified", width=78, frame=PASTE_FRAME, fields=CUDA["fields"]
+        "inplace-modified", width=78, frame=PASTE_FRAME, fields=CUDA["fields"], seen=RELU_SEEN["en"]
     )
 
 
@@ -323,7 +365,11 @@ def test_after_a_real_traceback_the_short_answer_follows(cli_env, tmp_path, how)
     traceback, answer = ours.stderr.split("\nautograd-errors: ", 1)
     assert traceback.endswith(plain.stderr[plain.stderr.rindex("\nRuntimeError: ") :])
     assert answer.rstrip("\n").split("\n") == short_answer(
-        "inplace-modified", width=998, frame=frame, fields=SCRIPT_FIELDS
+        "inplace-modified",
+        width=998,
+        frame=frame,
+        fields=SCRIPT_FIELDS,
+        seen="the message names `Sigmoid`.",  # sigmoid saves its output, which mul_ changed
     )
 
 
@@ -355,7 +401,8 @@ def test_a_terminal_ipython_prints_the_short_answer_at_88_columns(cli_env, tmp_p
     answer, frame = cell_answer(shown)
     assert answer == leaf_answer(88)
     assert frame[-1] == f"    {LEAF}"
-    assert re.fullmatch(r"Your line: <ipython-input-\d+-[0-9a-f]+>:1", joined(frame[:-1])), frame
+    # As IPython names the cell in its own traceback, not by its file <ipython-input-N-...>.
+    assert re.fullmatch(r"Your line: Cell In\[\d+\], line 1", joined(frame[:-1])), frame
 
 
 def test_a_notebook_shows_the_answer_in_html_with_everything_one_click_away(cli_env, tmp_path):
@@ -375,7 +422,8 @@ def test_a_notebook_shows_the_answer_in_html_with_everything_one_click_away(cli_
     answer, frame = cell_answer(shown)
     assert answer == leaf_answer(88)
     assert frame[-1] == f"    {LEAF}"
-    assert re.fullmatch(r"Your line: /.+\.py:1", joined(frame[:-1])), frame
+    # As the notebook names the cell, not by its file /tmp/ipykernel_.../....py.
+    assert re.fullmatch(r"Your line: Cell In\[\d+\], line 1", joined(frame[:-1])), frame
 
 
 PYTEST_FILE = f"""

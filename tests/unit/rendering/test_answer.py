@@ -74,7 +74,7 @@ def test_verbose_text_holds_the_short_answers_advice_and_more():
     everything = answer_text(answer, BASE, Style(False), 10_000, verbose=True)
     assert short.splitlines()[-1] == "  --verbose gives more"
     cause = CATALOG["leaf-inplace"].causes[0]
-    assert f"Most likely: {' '.join(cause.text.split())}" in short
+    assert f"Most common: {' '.join(cause.text.split())}" in short  # no sign in the paste
     assert f"1. {' '.join(cause.text.split())}" in everything
     assert "  Why" in everything
     assert "  Why" not in short

@@ -240,6 +240,48 @@ def test_a_failing_entry_of_an_older_recording_is_reported():
     ]
 
 
+def test_a_sign_its_trigger_did_not_raise_is_reported(tmp_path):
+    """A cause's field sign claims what torch prints for it; its trigger's recorded message is
+    what torch printed: derivative-not-implemented's gammainc cause said to give 'zeta', and
+    its unique cause a form no script raised."""
+    entries = tmp_path / "entries"
+    shutil.copytree(catalog.ENTRIES_DIR, entries)
+    record = entries / "derivative-not-implemented.toml"
+    text = record.read_text()
+    text = text.replace('fields = { op = ["igamma"] }', 'fields = { op = ["zeta"] }')
+    text = text.replace(
+        'fields = { op = ["_unique", "unique_"] }',
+        'fields = { op = ["_unique", "unique_"] }\nforms = ["cudnn-rnn"]',
+    )
+    record.write_text(text)
+    edited = catalog.load(str(entries), use_cache=False)
+    (reference,) = [r for r in RECORDINGS if r.release == REFERENCE]
+    assert consistency.sign_problems(edited, gallery.scripts(str(GALLERY)), reference) == [
+        f"torch {REFERENCE}: derivative-not-implemented cause 'gammainc-shape': its trigger "
+        "raised no message whose op starts with 'zeta'",
+        f"torch {REFERENCE}: derivative-not-implemented cause 'unique': no message of form "
+        "'cudnn-rnn'",
+    ]
+
+
+def test_a_code_sign_its_trigger_does_not_write_is_reported(tmp_path):
+    """A cause's code signs claim how the cause is written; its trigger is the cause written:
+    leaf-inplace's hand-written gradient step said to be recognised by ``.sub_(`` alone."""
+    entries = tmp_path / "entries"
+    shutil.copytree(catalog.ENTRIES_DIR, entries)
+    record = entries / "leaf-inplace.toml"
+    text = record.read_text()
+    assert 'code = ["-= ... .grad", ".add_( ... .grad"]' in text
+    record.write_text(
+        text.replace('code = ["-= ... .grad", ".add_( ... .grad"]', 'code = [".sub_("]')
+    )
+    edited = catalog.load(str(entries), use_cache=False)
+    script = next(s for s in gallery.scripts(str(GALLERY)) if s.entry_id == "leaf-inplace")
+    assert consistency.code_sign_problems(edited, gallery.scripts(str(GALLERY))) == [
+        f"{script.path}: cause 'manual-update': none of its code signs ('.sub_(') is in its trigger"
+    ]
+
+
 # raised -----------------------------------------------------------------------------------
 
 

@@ -572,6 +572,12 @@
   // As matching.py's explain: exact matches first; else a non-autograd error; else partial
   // matches; else near misses.
   function explain(text, catalog) {
+    const found = matchText(text, catalog);
+    found.frame = locateAll(text, found.matches, catalog);
+    return found;
+  }
+
+  function matchText(text, catalog) {
     const exact = findMatches(text, catalog);
     const none = { matches: [], nearMisses: [], notAutograd: null };
     if (exact.some((m) => m.kind === "exact" && !isContext(m, catalog))) {
@@ -604,7 +610,443 @@
     });
   }
 
-  const api = { Catalog, Skeleton, clean, explain, findMatches, words, withDerivedFields };
+
+  // ---- frames.py and tracebacks.py: the user's own line, in the exception a match is in -----
+  // The same reading as the Python package's, with its constants (the settings' "frames").
+
+  function partition(text, separator) {
+    const at = text.indexOf(separator);
+    return at === -1 ? [text, "", ""] : [text.slice(0, at), separator, text.slice(at + separator.length)];
+  }
+
+  function rpartition(text, separator) {
+    const at = text.lastIndexOf(separator);
+    return at === -1 ? ["", "", text] : [text.slice(0, at), separator, text.slice(at + separator.length)];
+  }
+
+  function isNumber(text, f) {
+    return text.length > 0 && text.length <= f.max_digits && /^[0-9]+$/.test(text);
+  }
+
+  function isWord(text) {
+    return /^[A-Za-z0-9_]*$/.test(text);
+  }
+
+  function isLibrary(file, code, f) {
+    if (file.startsWith("<")) return !f.typed_names.some((name) => file.startsWith(name));
+    const path = file.replace(/\\/g, "/");
+    const lowered = path.toLowerCase();
+    if (f.library_parts.some((part) => lowered.indexOf(part) !== -1) ||
+        file.indexOf(f.windows_stdlib) !== -1) return true;
+    const folder = rpartition(rpartition(path, "/")[0], "/")[2];
+    return f.launcher_folders.indexOf(folder) !== -1 && code.startsWith(f.launcher_code);
+  }
+
+  function cellOf(file, f) {
+    if (file.startsWith("Cell In[") && file.endsWith("]")) {
+      const number = file.slice("Cell In[".length, -1);
+      return isNumber(number, f) ? parseInt(number, 10) : 0;
+    }
+    if (file.startsWith("<ipython-input-")) {
+      const number = partition(file.slice("<ipython-input-".length), "-")[0];
+      return isNumber(number, f) ? parseInt(number, 10) : 0;
+    }
+    return f.cell_file_parts.some((part) => file.indexOf(part) !== -1) ? 0 : null;
+  }
+
+  function frameHeader(stripped, f) {
+    if (stripped.startsWith('File "')) {
+      const [file, quote, rest] = partition(stripped.slice(6), '"');
+      if (quote && rest.startsWith(", line ")) {
+        const number = partition(rest.slice(7), ",")[0].trim();
+        if (isNumber(number, f)) return [file, parseInt(number, 10), "python"];
+      }
+      return null;
+    }
+    if (stripped.startsWith("File ")) {
+      const location = partition(stripped.slice(5), ", in ")[0].trim();
+      const [file, colon, number] = rpartition(location, ":");
+      if (colon && file && isNumber(number, f)) return [file, parseInt(number, 10), "ipython"];
+      return null;
+    }
+    if (stripped.startsWith("Cell In[")) {
+      const [cell, , rest] = partition(stripped, ", line ");
+      const number = partition(rest, ",")[0].trim();
+      if (isNumber(number, f) && cell.endsWith("]") && isNumber(cell.slice(8, -1), f)) {
+        return [cell, parseInt(number, 10), "ipython"];
+      }
+      return null;
+    }
+    return warningHeader(stripped, f) || arrowHeader(stripped);
+  }
+
+  function warningHeader(stripped, f) {
+    const marker = stripped.indexOf(f.warning_marker);
+    if (marker === -1) return null;
+    const [location, colon, category] = rpartition(stripped.slice(0, marker), ": ");
+    if (!colon || !isWord(category.replace(/\./g, ""))) return null;
+    const [file, colon2, number] = rpartition(location, ":");
+    return colon2 && file && isNumber(number, f) ? [file, parseInt(number, 10), "warning"] : null;
+  }
+
+  function arrowHeader(stripped) {
+    let [file, found, fn] = partition(stripped, " in ");
+    if (!found || !(fn.endsWith(")") || fn === "<module>")) return null;
+    if (file.startsWith("[") && file.indexOf("](") !== -1 && file.endsWith(")")) {
+      file = file.slice(1, file.indexOf("]("));
+    }
+    if (file.startsWith("<ipython-input-") && file.endsWith(">")) return [file, 0, "arrow"];
+    if ((file.endsWith(".py") || file.endsWith(".pyc") || file.endsWith(".pyx")) &&
+        (file.indexOf("/") !== -1 || file.indexOf("\\") !== -1)) return [file, 0, "arrow"];
+    return null;
+  }
+
+  function arrowLine(stripped, f) {
+    if (!stripped.startsWith("-")) return null;
+    const rest = stripped.replace(/^-+/, "");
+    if (!rest.startsWith(">")) return null;
+    const [number, , code] = partition(rest.slice(1).trim(), " ");
+    return isNumber(number, f) ? [parseInt(number, 10), code.trim()] : null;
+  }
+
+  function contextLine(stripped, f) {
+    if (stripped.startsWith("(...)")) {
+      stripped = stripped.slice(5).trim();
+      if (!stripped) return "";
+    }
+    const [number, , code] = partition(stripped, " ");
+    return isNumber(number, f) ? code.trim() : null;
+  }
+
+  function isCaretLine(stripped) {
+    return /^[\^~ ]+$/.test(stripped);
+  }
+
+  function isExceptionLine(stripped) {
+    const [name, colon] = partition(stripped, ":");
+    return Boolean(colon) && isWord(name.replace(/\./g, "")) && /^[A-Z]/.test(name);
+  }
+
+  function indentation(line) {
+    return line.length - line.replace(/^\s+/, "").length;
+  }
+
+  function makeFrame(file, line, code, context, f) {
+    return { file, line, code, context, cell: cellOf(file, f), inLibrary: isLibrary(file, code, f) };
+  }
+
+  function prefixOf(line, f) {
+    let content = line.replace(/^\s+/, "");
+    let prefix = "";
+    while (content.startsWith("[")) {
+      const close = content.indexOf("]:", 1);
+      if (close === -1 || close === 1 || close + 2 > f.max_prefix ||
+          !isWord(content.slice(1, close))) break;
+      prefix += content.slice(0, close + 2);
+      content = content.slice(close + 2);
+    }
+    if (content.replace(/^\s+/, "").startsWith("|")) content = content.replace(/^\s+/, "").slice(1);
+    return [prefix, content];
+  }
+
+  function isMarker(stripped, f) {
+    return stripped.indexOf(f.traceback_marker) !== -1 ||
+      stripped.indexOf(f.forward_marker) !== -1 ||
+      [f.compile_marker, ...f.chain_markers, ...f.group_markers].some((m) => stripped.startsWith(m));
+  }
+
+  function readFrame(contents, index, read, f) {
+    const [file] = read;
+    let [, number, style] = read;
+    let code = "";
+    const context = [];
+    let after = index + 1;
+    if (style === "python" || style === "warning") {
+      const own = indentation(contents[index]);
+      while (after < contents.length) {
+        const line = contents[after];
+        const stripped = line.trim();
+        if (!stripped || frameHeader(stripped, f) !== null) break;
+        const deeper = indentation(line) > own;
+        if (!deeper && (code || own || isExceptionLine(stripped) || isMarker(stripped, f))) break;
+        if (!isCaretLine(stripped)) {
+          if (code) context.push(stripped); else code = stripped;
+        }
+        after++;
+        if (!deeper) break;
+      }
+      return [makeFrame(file, number, code, context, f), after];
+    }
+    while (after < contents.length) {
+      const stripped = contents[after].trim();
+      const arrow = arrowLine(stripped, f);
+      if (arrow !== null) {
+        if (style === "arrow" && !number) number = arrow[0];
+        if (arrow[0] === number && !code) code = arrow[1]; else context.push(arrow[1]);
+      } else {
+        const shown = stripped ? contextLine(stripped, f) : null;
+        if (shown === null) break;
+        if (shown) context.push(shown);
+      }
+      after++;
+    }
+    return [makeFrame(file, number, code, context, f), after];
+  }
+
+  function readSegments(lines, numbers, f) {
+    const contents = numbers.map((n) => prefixOf(lines[n], f)[1]);
+    let chain = 0;
+    const found = [{ start: numbers.length ? numbers[0] : 0, chain, blocks: [] }];
+    const hasTraceback = (segment) => segment.blocks.some((b) => b.kind === "traceback");
+    let block = null;
+    let index = 0;
+    while (index < contents.length) {
+      const stripped = contents[index].trim();
+      const number = numbers[index];
+      let segment = found[found.length - 1];
+      if (f.group_markers.some((m) => stripped.startsWith(m))) {
+        chain++;
+        found.push({ start: number, chain, blocks: [] });
+        block = null;
+      } else if (f.chain_markers.some((m) => stripped.startsWith(m))) {
+        found.push({ start: number, chain, blocks: [] });
+        block = null;
+      } else if (stripped.indexOf(f.traceback_marker) !== -1) {
+        if (hasTraceback(segment)) {
+          chain++;
+          segment = { start: number, chain, blocks: [] };
+          found.push(segment);
+        }
+        block = { kind: "traceback", start: number, frames: [] };
+        segment.blocks.push(block);
+      } else if (stripped.indexOf(f.forward_marker) !== -1) {
+        block = { kind: "forward", start: number, frames: [] };
+        segment.blocks.push(block);
+      } else if (stripped.startsWith(f.compile_marker)) {
+        block = { kind: "compile", start: number, frames: [] };
+        segment.blocks.push(block);
+      } else {
+        const read = frameHeader(stripped, f);
+        if (read !== null && read[2] === "warning") {
+          const warned = { kind: "warning", start: number, frames: [] };
+          segment.blocks.push(warned);
+          const [frame, next] = readFrame(contents, index, read, f);
+          warned.frames.push(frame);
+          block = null;
+          index = next;
+          continue;
+        }
+        if (read !== null) {
+          if (block === null) {
+            block = { kind: "traceback", start: number, frames: [] };
+            segment.blocks.push(block);
+          }
+          const [frame, next] = readFrame(contents, index, read, f);
+          block.frames.push(frame);
+          index = next;
+          continue;
+        }
+        if (stripped && block !== null && block.frames.length) block = null;
+      }
+      index++;
+    }
+    return found;
+  }
+
+  class Paste {
+    constructor(cleaned, settings) {
+      this.f = settings.frames;
+      this.lines = cleaned.split("\n");
+      this.ends = null;
+      this.streams = null;
+      this.segmentsByPrefix = new Map();
+    }
+
+    lineOf(offset) {
+      if (this.ends === null) {
+        this.ends = [];
+        let total = 0;
+        for (const line of this.lines) {
+          total += line.split(/\s+/).join("").length;
+          this.ends.push(total);
+        }
+      }
+      return Math.min(bisectRight(this.ends, offset), this.lines.length - 1);
+    }
+
+    segments(prefix) {
+      if (this.streams === null) {
+        this.streams = new Map();
+        this.lines.forEach((line, number) => {
+          const key = prefixOf(line, this.f)[0];
+          if (!this.streams.has(key)) this.streams.set(key, []);
+          this.streams.get(key).push(number);
+        });
+      }
+      if (!this.segmentsByPrefix.has(prefix)) {
+        this.segmentsByPrefix.set(prefix,
+          readSegments(this.lines, this.streams.get(prefix) || [], this.f));
+      }
+      return this.segmentsByPrefix.get(prefix);
+    }
+
+    locate(offsets) {
+      const lines = this.lines;
+      const at = offsets.filter((offset) => offset >= 0).map((offset) => this.lineOf(offset));
+      const target = at.length ? at[at.length - 1] : lastLine(lines);
+      const prefix = prefixOf(lines[target], this.f)[0];
+      const found = this.segments(prefix);
+      let segment = segmentAt(found, target);
+      let line = target;
+      for (const earlier of at) {
+        if (prefixOf(lines[earlier], this.f)[0] !== prefix) continue;
+        const first = segmentAt(found, earlier);
+        if (first.chain === segment.chain) { segment = first; line = earlier; break; }
+      }
+      return located(segment, line);
+    }
+  }
+
+  function lastLine(lines) {
+    for (let n = lines.length - 1; n >= 0; n--) if (lines[n].trim()) return n;
+    return 0;
+  }
+
+  function segmentAt(found, line) {
+    const starts = found.map((segment) => segment.start);
+    return found[Math.max(bisectRight(starts, line) - 1, 0)];
+  }
+
+  function sameFrame(a, b) {
+    return a.file === b.file && a.line === b.line && a.code === b.code && a.cell === b.cell;
+  }
+
+  function located(segment, line) {
+    const evidence = [];
+    const every = [];
+    let shown = null;
+    for (const block of segment.blocks) {
+      if (block.kind === "warning" && block.start === line) {
+        shown = block.frames.find((frame) => !frame.inLibrary) || null;
+      }
+    }
+    for (const kind of ["forward", "compile", "traceback", "warning"]) {
+      const blocks = segment.blocks.filter((block) => block.kind === kind);
+      const own = blocks.map((block) => block.frames.filter((frame) => !frame.inLibrary));
+      for (const block of blocks) every.push(...block.frames);
+      for (const frames of own) evidence.push(...frames);
+      if (shown === null && kind !== "warning") {
+        for (let i = own.length - 1; i >= 0; i--) {
+          if (own[i].length) { shown = own[i][own[i].length - 1]; break; }
+        }
+      }
+    }
+    if (shown !== null) {
+      const at = evidence.findIndex((frame) => sameFrame(frame, shown));
+      evidence.splice(at, 1);
+      evidence.push(shown);
+    }
+    return { frame: shown, frames: evidence, allFrames: every };
+  }
+
+  // ---- causes.py: the common cause the answer leads with, and what supports it ------------
+
+  function normalizedCode(code) {
+    return code.split(/\s+/).join("").replace(/'/g, '"');
+  }
+
+  function inOrder(line, parts) {
+    let at = 0;
+    for (const part of parts) {
+      const found = line.indexOf(part, at);
+      if (found === -1) return false;
+      at = found + part.length;
+    }
+    return true;
+  }
+
+  // As causes.py's _code_seen: the frame whose line shows the sign, else whose context does.
+  function codeSeen(frames, sign, c) {
+    const parts = sign.split(c.part_separator).map(normalizedCode);
+    const onLine = frames.find((frame) => inOrder(normalizedCode(frame.code), parts));
+    if (onLine) return [onLine, false];
+    const near = frames.find((frame) =>
+      frame.context.some((line) => inOrder(normalizedCode(line), parts)));
+    return near ? [near, true] : null;
+  }
+
+  function gives(prefixes, value) {
+    const lowered = value.toLowerCase();
+    return prefixes.some((prefix) => lowered.startsWith(prefix.toLowerCase()));
+  }
+
+  // A cause's signs as exported: the keys it has (export.py leaves out the empty ones).
+  function signsOf(cause) {
+    const signs = cause.signs || {};
+    return {
+      code: signs.code || [], files: signs.files || [], fields: signs.fields || {},
+      forms: signs.forms || [], required: Boolean(signs.required),
+    };
+  }
+
+  function evidenceFor(signs, wording, fields, frames, allFrames, c) {
+    const found = [];
+    for (const name of Object.keys(signs.fields)) {
+      if (name in fields && gives(signs.fields[name], fields[name])) {
+        found.push({ kind: "field", sign: `${name}=${fields[name]}`, frame: null, near: false });
+      }
+    }
+    if (signs.forms.length && wording && signs.forms.indexOf(wording.form) !== -1) {
+      found.push({ kind: "form", sign: wording.variant, frame: null, near: false });
+    }
+    const latestFirst = frames.slice().reverse();
+    for (const sign of signs.code) {
+      const seen = codeSeen(latestFirst, sign, c);
+      if (seen) found.push({ kind: "code", sign, frame: seen[0], near: seen[1] });
+    }
+    const every = allFrames.slice().reverse();
+    for (const part of signs.files) {
+      const frame = every.find((f) => f.file.toLowerCase().indexOf(part.toLowerCase()) !== -1);
+      if (frame) found.push({ kind: "file", sign: part, frame, near: false });
+    }
+    return found;
+  }
+
+  function chooseCause(entry, wording, fields, frames, allFrames, c) {
+    let best = null, bestWeight = 0, fallback = null;
+    for (const cause of entry.causes) {
+      const signs = signsOf(cause);
+      const evidence = evidenceFor(signs, wording, fields, frames, allFrames, c);
+      const weight = evidence.reduce((sum, found) => sum + c.weights[found.kind], 0);
+      if (weight > bestWeight) { best = { id: cause.id, evidence }; bestWeight = weight; }
+      if (fallback === null && !signs.required) fallback = { id: cause.id, evidence: [] };
+    }
+    return best || fallback;
+  }
+
+  // Each match: the frames of the exception it is in, and the cause the answer leads with.
+  function locateAll(text, matches, catalog) {
+    if (!matches.length) return null;
+    const settings = catalog.settings;
+    const cleaned = clean(text, settings);
+    const skeleton = new Skeleton(cleaned, settings);
+    const paste = new Paste(cleaned, settings);
+    for (const match of matches) {
+      let starts = [];
+      if (match.start >= 0) {
+        const found = new Set(match.wording.template.find(skeleton)
+          .map((m) => m.start).filter((start) => start <= match.start));
+        found.add(match.start);
+        starts = [...found].sort((a, b) => a - b);
+      }
+      match.located = paste.locate(starts);
+      match.cause = chooseCause(match.entry, match.wording, withDerivedFields(match.fields),
+        match.located.frames, match.located.allFrames, settings.causes);
+    }
+    return matches[0].located.frame;
+  }
+
+  const api = { Catalog, Skeleton, clean, explain, findMatches, words, withDerivedFields, Paste };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.AutogradErrors = api;
 })(typeof window !== "undefined" ? window : this);

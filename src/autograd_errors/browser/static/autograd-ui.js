@@ -71,16 +71,81 @@
     return link;
   }
 
+  // A label and its text, a space between (none after Chinese punctuation, as after() in
+  // rendering/terminal.py).
   function labelled(label, content, className) {
     const paragraph = prose("p", content);
     paragraph.className = className;
+    const spaced = /[\uff1a\u3002\uff0c]$/.test(label) || label.endsWith(" ") ? "" : " ";
+    paragraph.insertBefore(document.createTextNode(spaced), paragraph.firstChild);
     paragraph.insertBefore(element("strong", null, label), paragraph.firstChild);
     return paragraph;
   }
 
-  // The answer first: what the paste says, what to do, and why; then how it was matched
-  // and the values read from it.
-  function renderMatch(match) {
+  // ---- the answer: what rendering/text.py's short answer says, with rendering/evidence.py's
+  // words for where it points and why it leads with a cause (the strings "answer.*") ---------
+
+  // A frame's location as the user sees it: file:line, or a notebook's cell.
+  function frameLocation(frame) {
+    if (frame.cell === null) return `${frame.file}:${frame.line}`;
+    if (frame.cell) return text("answer.cell", {number: frame.cell, line: frame.line});
+    return text("answer.cell_unnumbered", {line: frame.line});
+  }
+
+  function sameFrame(a, b) {
+    return Boolean(a && b) && a.file === b.file && a.line === b.line && a.code === b.code &&
+      a.cell === b.cell;
+  }
+
+  // The first words of a wording of the entry, as evidence.form_words.
+  function formWords(entry, variant, catalog) {
+    const wording = entry.wordings.find((w) => w.variant === variant);
+    const words = wording.template.render({}).split(/\s+/).filter(Boolean);
+    const kept = catalog.settings.answer.form_words;
+    return words.slice(0, kept).join(" ") + (words.length > kept ? " ..." : "");
+  }
+
+  function signSentence(found, entry, shown, catalog) {
+    if (found.kind === "code") {
+      const near = found.near ? "_near" : "";
+      if (found.frame && sameFrame(found.frame, shown)) {
+        return text(`answer.sign.code${near}_here`, {sign: found.sign});
+      }
+      return text(`answer.sign.code${near}`,
+        {sign: found.sign, location: found.frame ? frameLocation(found.frame) : ""});
+    }
+    if (found.kind === "file") {
+      const path = found.frame ? found.frame.file : found.sign;
+      const start = path.toLowerCase().indexOf(found.sign.toLowerCase());
+      const shownPath = start !== -1 ? path.slice(start).replace(/^[\/\\]+/, "") : path;
+      return text("answer.sign.file", {file: shownPath});
+    }
+    if (found.kind === "field") {
+      return text("answer.sign.field", {value: found.sign.slice(found.sign.indexOf("=") + 1)});
+    }
+    if (found.kind === "form") {
+      return text("answer.sign.form", {wording: formWords(entry, found.sign, catalog)});
+    }
+    return text("answer.sign.diagnosis",
+      {location: found.frame ? frameLocation(found.frame) : ""});
+  }
+
+  // Whether the match's details hold a hint for the paste's values (rendering/text.py's hinted).
+  function hinted(match) {
+    return match.entry.hints.some((hint) => match.details.includes(hint.text));
+  }
+
+  // The evidence for the chosen cause, in one sentence ("" without evidence).
+  function seenSentence(cause, entry, shown, catalog) {
+    if (!cause.evidence.length) return "";
+    const parts = cause.evidence.map((found) => signSentence(found, entry, shown, catalog));
+    return text("answer.signs", {signs: parts.join(text("answer.sign_separator"))});
+  }
+
+  // The answer first, as the command line gives it: the user's line, what the paste says, the
+  // cause the paste supports (or the most common one) and what supports it, its fix; then why,
+  // the entry, how it was matched and the values read from it.
+  function renderMatch(match, first, catalog) {
     const box = element("div", "autograd-result");
     box.setAttribute("data-search-result", match.entry.id);
     box.setAttribute("data-match", match.kind);
@@ -89,19 +154,41 @@
     heading.appendChild(document.createTextNode(" "));
     heading.appendChild(element("span", "autograd-id", match.entry.id));
     box.appendChild(heading);
+    if (match.kind !== "exact") box.appendChild(element("p", "autograd-partial", partialNote(match)));
+    const frame = first ? match.located.frame : null;
+    if (frame) {
+      const line = element("p", "autograd-your-line");
+      line.appendChild(element("strong", null, text("answer.your_line")));
+      line.appendChild(document.createTextNode(" " + frameLocation(frame)));
+      box.appendChild(line);
+      if (frame.code) box.appendChild(element("pre", "autograd-code", frame.code));
+    }
     const message = element("pre", "autograd-message",
       `${match.wording.exception}: ${match.message}`);
     message.tabIndex = 0; // a long message scrolls in its box: keyboard users can scroll it too
     box.appendChild(message);
     for (const line of match.details) box.appendChild(prose("p", line));
-    box.appendChild(labelled(text("fix"), match.entry.fix, "autograd-fix"));
+    const choice = match.cause;
+    if (choice) {
+      const cause = match.entry.causes.find((c) => c.id === choice.id);
+      box.setAttribute("data-cause", choice.id);
+      box.setAttribute("data-basis", choice.evidence.length ? "evidence" : "most-common");
+      const lead = choice.evidence.length ? "answer.most_likely" : "answer.most_common";
+      box.appendChild(labelled(text(lead), cause.text, "autograd-cause"));
+      const seen = seenSentence(choice, match.entry, frame, catalog);
+      if (seen) box.appendChild(labelled(text("answer.seen"), seen, "autograd-seen"));
+      box.appendChild(labelled(text("answer.fix"), cause.fix, "autograd-fix"));
+    } else if (!hinted(match)) {
+      // (No cause fits, and a hint for this paste's values is shown: the hint is the advice,
+      // as rendering/text.py's hinted.)
+      box.appendChild(labelled(text("answer.fix"), match.entry.fix, "autograd-fix"));
+    }
     box.appendChild(labelled(text("why"), match.entry.cause, "autograd-why"));
     const more = element("p");
     more.appendChild(entryLink(match.entry, text("readEntry")));
     box.appendChild(more);
-    const cut = match.kind === "exact" ? "" : ` ${partialNote(match)}`;
     box.appendChild(element("p", "autograd-wording",
-      text("wording", {variant: match.wording.variant, releases: match.wording.releases}) + cut));
+      text("answer.wording", {variant: match.wording.variant, releases: match.wording.releases})));
     const names = Object.keys(match.fields);
     if (names.length) {
       const fields = element("dl", "autograd-fields");
@@ -117,7 +204,7 @@
   // What both pages say about a partial match, and above several that share a fragment:
   // the same words as the command line (rendering/text.py).
   function partialNote(match) {
-    return text("partial", {percent: Math.round(match.score * 100)});
+    return text("answer.partial", {percent: Math.round(match.score * 100)});
   }
 
   function isShared(found) {
@@ -158,7 +245,7 @@
     return notice;
   }
 
-  function renderExplanation(container, query, found) {
+  function renderExplanation(container, query, found, catalog) {
     container.replaceChildren();
     if (found.matches.length) {
       if (isShared(found)) {
@@ -167,7 +254,8 @@
         container.appendChild(element("p", "autograd-summary",
           text("several", {count: found.matches.length})));
       }
-      found.matches.forEach((match) => container.appendChild(renderMatch(match)));
+      found.matches.forEach((match, index) =>
+        container.appendChild(renderMatch(match, index === 0, catalog)));
     } else {
       const notice = noMatchNotice(found);
       if (found.notAutograd) {
@@ -293,7 +381,7 @@
       results.replaceChildren(element("p", "autograd-working", text("matching")));
       loadCatalog()
         .then((catalog) => {
-          renderExplanation(results, query, AutogradErrors.explain(query, catalog));
+          renderExplanation(results, query, AutogradErrors.explain(query, catalog), catalog);
           // The answer first: the box shrinks to a few lines and the page moves to it, so
           // that the answer is right under the box, both in view.
           box.classList.add("autograd-compact");

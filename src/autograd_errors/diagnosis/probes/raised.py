@@ -126,7 +126,7 @@ def _leaf_cause(statement: ast.stmt | None) -> str | None:
 
 def _in_worker(failure: Failure) -> Diagnosis:
     """The line a DataLoader worker raised at, read from its traceback in the message."""
-    from autograd_errors.matcher.frames import user_frame
+    from autograd_errors.matcher.tracebacks import user_frame
 
     note = Note("diagnose.note.worker_line", {"worker": failure.worker or "?"})
     frame = user_frame(failure.message)
