@@ -1,10 +1,11 @@
 """The catalog as the browser's matcher reads it (``_static/autograd-catalog.json``).
 
-Templates are exported already parsed (as tokens: literal text and placeholders, and as the
-whitespace-free parts matching uses), so the JavaScript matcher (``static/autograd-matcher.js``)
-needs no template parser of its own; the matching settings and the cleaning constants (line
-markers, closers, escape codes, control characters) are exported from the Python constants, so
-both matchers run on the same numbers and characters: the JavaScript copies none of them.
+Templates are exported already parsed (as tokens: literal text and placeholders; the matcher
+makes the whitespace-free parts it matches from them, as ``templates.py`` does), so the
+JavaScript matcher (``static/autograd-matcher.js``) needs no template parser of its own; the
+matching settings and the cleaning constants (line markers, closers, escape codes, control
+characters) are exported from the Python constants, so both matchers run on the same numbers and
+characters: the JavaScript copies none of them.
 Only what the paste page shows is included: every visitor of that page downloads it.
 """
 
@@ -21,10 +22,10 @@ if TYPE_CHECKING:
     from autograd_errors.catalog.model import Catalog
 
 
-def _part(part: str | templates.Placeholder) -> str | dict[str, Any]:
-    if isinstance(part, str):
-        return part
-    return {"name": part.name, "kind": part.kind.name, "ends_at_break": part.ends_at_break}
+def _token(token: str | templates.Placeholder) -> str | dict[str, Any]:
+    if isinstance(token, str):
+        return token
+    return {"name": token.name, "kind": token.kind.name}
 
 
 def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
@@ -64,8 +65,8 @@ def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
                         "variant": w.variant,
                         "exception": w.exception,
                         "releases": releases_text(w.releases.since, w.releases.until, language),
-                        "tokens": [_part(t) for t in w.template.tokens],
-                        "parts": [_part(p) for p in w.template.parts],
+                        # The matcher makes the parts it matches from these, as templates.py.
+                        "tokens": [_token(t) for t in w.template.tokens],
                     }
                     for w in entry.wordings
                 ],
@@ -105,12 +106,22 @@ def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
                     "INSERT_COST",
                     "MIN_SCORE",
                     "MIN_ANCHORS",
+                    "EVIDENCE_PERCENT",
+                    "STRONG_SCORE",
+                    "STRONG_EVIDENCE_PERCENT",
+                    "PREFIX_ANCHORS",
                     "SHARED_PERCENT",
                     "MAX_PARTIAL",
                     "NEAR_MISS_PERCENT",
                     "NEAR_MISS_WEIGHT",
                 )
+            }
+            | {
+                "traceback_lines": list(fuzzy.TRACEBACK_LINES),
+                "triggered": fuzzy.TRIGGERED,
+                "exception_endings": list(fuzzy.EXCEPTION_ENDINGS),
             },
+            "final_stops": templates.FINAL_STOPS,
             "not_autograd": [
                 {
                     "kind": k.name,
@@ -123,11 +134,11 @@ def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
         },
         "entries": entries,
         # The words index of fuzzy.py, as built there: the browser does not recompute weights.
+        # The wordings' word sequences it makes from their tokens, as fuzzy.py does.
         "words": {
             "weights": list(index.weights.items()),
             "common": sorted(index.common),
             "boilerplate": index.boilerplate,
-            "wordings": [[entry.id, wording.variant] for entry, wording in index.wordings],
-            "sequences": index.sequences,
+            "unknown_weight": index.unknown_weight,
         },
     }

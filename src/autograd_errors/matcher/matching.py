@@ -175,14 +175,14 @@ def _ranked(text: str, catalog: Catalog) -> Explanation:
     import autograd_errors.matcher.fuzzy as fuzzy
     import autograd_errors.matcher.not_autograd as not_autograd
 
-    pasted = fuzzy.words(fuzzy.message_lines(cleaned))
+    pasted, lines = fuzzy.line_words(fuzzy.message_lines(cleaned))
     elsewhere = not_autograd.recognise(pasted[-fuzzy.MAX_WORDS :], catalog.not_autograd)
     if elsewhere is not None:
         return Explanation([], [], elsewhere)
     # A message cut off at a line end matched its wording's start, with its fields: it stands
     # for its entry. The ranking is the fragments': a start several entries share ranks them all.
     cut = {m.entry.id: m for m in exact if not _is_context(m)}
-    ranked = [cut.pop(m.entry.id, m) for m in partial_matches(pasted, catalog)]
+    ranked = [cut.pop(m.entry.id, m) for m in partial_matches(pasted, lines, catalog)]
     main = [m for m in ranked if not _is_context(m)] + list(cut.values())
     if main:
         return Explanation(main, [])
@@ -195,12 +195,13 @@ def _is_context(match: Match) -> bool:
     return match.wording.context
 
 
-def partial_matches(pasted: list[str], catalog: Catalog) -> list[Match]:
-    """Entries a fragment of the paste belongs to: the best, and those sharing its fragment."""
+def partial_matches(pasted: list[str], lines: list[int], catalog: Catalog) -> list[Match]:
+    """Entries a fragment of the paste belongs to: the best, and those sharing its fragment.
+    ``lines``: the line of each paste word."""
     import autograd_errors.matcher.fuzzy as fuzzy
 
     best: dict[str, fuzzy.Fragment] = {}
-    fragments = fuzzy.fragments(pasted, catalog)
+    fragments = fuzzy.fragments(pasted, lines, catalog)
     # A context line gives way to the main error it accompanies, but not to a faint echo of
     # another wording in its own words: the main fragment must score half as much at least.
     main = [f for f in fragments if not f.wording.context]
@@ -242,7 +243,10 @@ def _find_in(sk: Skeleton, catalog: Catalog) -> list[Match]:
     ]
     # Where wordings overlap, the one explaining more of the text wins: "a view of a leaf
     # Variable ..." contains "a leaf Variable ...", and is the more specific entry.
-    candidates.sort(key=lambda c: (c[0].matched_chars, c[0].complete), reverse=True)
+    # A wording matched to its last character beats one whose full stop the paste left out.
+    candidates.sort(
+        key=lambda c: (c[0].matched_chars, c[0].complete, not c[0].unstopped), reverse=True
+    )
     taken: list[tuple[int, int]] = []
     latest: dict[str, Match] = {}
     for found, entry, wording in candidates:
@@ -250,7 +254,12 @@ def _find_in(sk: Skeleton, catalog: Catalog) -> list[Match]:
             continue
         insort(taken, (found.start, found.end))
         previous = latest.get(entry.id)
-        if previous is None or found.end > previous.end:
+        # The latest occurrence stands for its entry, but a whole message beats one cut off:
+        # Python echoes a warning's source line after it, its text cut at the line's end.
+        if previous is None or (found.complete, found.end) > (
+            previous.kind == "exact",
+            previous.end,
+        ):
             latest[entry.id] = Match.of(entry, wording, found)
     matches = sorted(latest.values(), key=lambda m: (_is_exception(m), m.end), reverse=True)
     if any(not _is_context(m) for m in matches):
