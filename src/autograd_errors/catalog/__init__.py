@@ -23,6 +23,7 @@ from autograd_errors.catalog.model import (
     Localized,
     NotAutogradKind,
     Retirement,
+    SymptomError,
     Wording,
     english_texts,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "Localized",
     "NotAutogradKind",
     "Retirement",
+    "SymptomError",
     "Wording",
     "english_texts",
     "form_overlaps",

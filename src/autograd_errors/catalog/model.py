@@ -134,6 +134,26 @@ class Cause:
         return f"Cause({self.id!r})"
 
 
+class SymptomError:
+    """An error users meet a silent pitfall by, though it is not its message: Python's error
+    at a line that reads the culprit (``AttributeError: 'NoneType' object has no attribute
+    'data'`` where the line reads ``p.grad.data``). A ``[[symptom_error]]`` table: the error
+    ends the paste, its line holds every one of ``contains``, the line that raised it reads
+    the attribute ``code``."""
+
+    __slots__ = ("code", "contains", "exception")
+
+    def __init__(self, exception: str, contains: tuple[str, ...], code: str) -> None:
+        self.exception = exception
+        self.contains = contains
+        self.code = code
+
+    @property
+    def message(self) -> str:
+        """What a match shows as its message."""
+        return f"{self.exception}: {' ... '.join(self.contains)}"
+
+
 class Retirement:
     """For a message current torch no longer raises: the last release known to raise it."""
 
@@ -161,6 +181,8 @@ class Entry:
         "related",
         "retired",
         "section",
+        "symptom_errors",
+        "symptoms",
         "title",
         "translations",
         "wordings",
@@ -184,6 +206,8 @@ class Entry:
         retired: Retirement | None = None,
         needs: str | None = None,
         docs: tuple[str, ...] = (),
+        symptoms: tuple[str, ...] = (),
+        symptom_errors: tuple[SymptomError, ...] = (),
     ) -> None:
         self.id = id
         self.kind = kind  # "error" (raises or warns) or "pitfall" (silent)
@@ -200,6 +224,10 @@ class Entry:
         self.retired = retired
         self.needs = needs  # hardware the repro needs ("cuda"), or None: any machine
         self.docs = docs  # the PyTorch documentation that explains the mechanism
+        # How users describe a pitfall, matched by words (never as a message: they are the
+        # users' words, not torch's); and the errors they meet it by.
+        self.symptoms = symptoms
+        self.symptom_errors = symptom_errors
         #: By language: the record's [zh_CN] table, checked (see :mod:`.translations`).
         self.translations: dict[str, Translation] = {}
 

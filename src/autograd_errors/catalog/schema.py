@@ -19,6 +19,7 @@ from autograd_errors.catalog.model import (
     Hint,
     NotAutogradKind,
     Retirement,
+    SymptomError,
     Wording,
     english_texts,
 )
@@ -55,6 +56,8 @@ _ENTRY_KEYS = {
     "common_cause": list,
     "retired": dict,
     "needs": str,
+    "symptoms": list,
+    "symptom_error": list,
     **{language: dict for language in TRANSLATED},
 }
 #: What an entry's repro may need beyond a CPU (``needs = "cuda"``).
@@ -87,6 +90,9 @@ _CAUSE_KEYS = {
     "until": str,
 }
 _RETIRED_KEYS = {"last_release": str, "replaced_by": str}
+_SYMPTOM_ERROR_KEYS = {"exception": str, "contains": list, "code": str}
+#: What a symptom phrase needs: enough literal text to be shown as a message.
+_MIN_SYMPTOM_CHARS = 6
 
 
 def form_overlaps(entry: Entry) -> list[str]:
@@ -241,6 +247,22 @@ def _entry_from(
     needs = record.get("needs")
     if needs is not None and needs not in NEEDS:
         raise CatalogError(f"{where}: needs {needs!r} is not one of {', '.join(NEEDS)}")
+    symptoms = record.get("symptoms", [])
+    for symptom in symptoms:
+        if not isinstance(symptom, str) or len(symptom.strip()) < _MIN_SYMPTOM_CHARS:
+            raise CatalogError(f"{where}: symptoms: {symptom!r} is not a phrase")
+        if "{" in symptom or "}" in symptom:
+            raise CatalogError(f"{where}: symptoms: {symptom!r} holds a brace")
+    symptom_errors = []
+    for n, table in enumerate(record.get("symptom_error", [])):
+        at = f"{where}: symptom_error {n + 1}"
+        _checked(at, table, _SYMPTOM_ERROR_KEYS, set(_SYMPTOM_ERROR_KEYS))
+        contains = table["contains"]
+        if not contains or not all(isinstance(c, str) and c.strip() for c in contains):
+            raise CatalogError(f"{at}: contains must be a list of phrases")
+        if not table["code"].startswith(".") or not table["code"][1:].isidentifier():
+            raise CatalogError(f"{at}: code must be an attribute access, like '.grad'")
+        symptom_errors.append(SymptomError(table["exception"], tuple(contains), table["code"]))
     entry = Entry(
         id=stem,
         kind=kind,
@@ -257,6 +279,8 @@ def _entry_from(
         retired=retired,
         needs=needs,
         docs=tuple(docs),
+        symptoms=tuple(symptoms),
+        symptom_errors=tuple(symptom_errors),
     )
     english = english_texts(entry)
     for language in TRANSLATED:

@@ -1,10 +1,12 @@
 """Find the catalog entries a paste contains.
 
-Three kinds of answer, in one ranked list:
+The answers, in one ranked list:
 
 - exact: one of the entry's wordings occurs in the paste, whole, its fields captured;
 - partial: a wording cut off at the end of a line (people often copy only the first sentence),
   or a distinctive fragment of a wording, exactly or nearly (:mod:`.fuzzy`);
+- symptom: a silent pitfall, found by how users meet it (:mod:`.symptoms`): their words for
+  it, or Python's error at a line that reads its culprit; never an exact match of a message;
 - none: the closest entries are offered as near misses, kept apart from matches, and never
   presented as an answer; a PyTorch error that is not an autograd error is named as such
   (:mod:`.not_autograd`) and never offered as an entry.
@@ -25,6 +27,7 @@ from autograd_errors.messages.normalize import Skeleton, clean, skeleton
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autograd_errors.catalog.model import Catalog, Entry, NotAutogradKind, Wording
+    import autograd_errors.matcher.symptoms as symptoms_module
     from autograd_errors.matcher.frames import Frame
     from autograd_errors.messages.templates import TemplateMatch
 
@@ -45,12 +48,15 @@ class Match:
         score: float,
         start: int = -1,
         end: int = -1,
+        kind: str | None = None,
     ) -> None:
         self.entry = entry
         self.wording = wording
         self.fields = fields
         self.score = score  # 1.0 when the whole message is there
-        self.kind = "exact" if score >= 1 else "partial"
+        # "exact", "partial", or "symptom": a pitfall found by how users meet it, not by a
+        # message of torch's (its wording is the symptom, see matcher/symptoms.py).
+        self.kind = kind or ("exact" if score >= 1 else "partial")
         self.start = start  # where in the paste's skeleton (-1 for a fragment found by words)
         self.end = end
 
@@ -175,10 +181,15 @@ def _ranked(text: str, catalog: Catalog) -> Explanation:
     import autograd_errors.matcher.fuzzy as fuzzy
     import autograd_errors.matcher.not_autograd as not_autograd
 
+    import autograd_errors.matcher.symptoms as symptoms
+
     pasted, lines = fuzzy.line_words(fuzzy.message_lines(cleaned))
     elsewhere = not_autograd.recognise(pasted[-fuzzy.MAX_WORDS :], catalog.not_autograd)
     if elsewhere is not None:
         return Explanation([], [], elsewhere)
+    met = symptoms.by_error(cleaned, catalog)
+    if met is not None:
+        return Explanation([_symptom_match(met)], [])
     # A message cut off at a line end matched its wording's start, with its fields: it stands
     # for its entry. The ranking is the fragments': a start several entries share ranks them all.
     cut = {m.entry.id: m for m in exact if not _is_context(m)}
@@ -188,7 +199,14 @@ def _ranked(text: str, catalog: Catalog) -> Explanation:
         return Explanation(main, [])
     if exact or ranked:  # anomaly mode's warnings alone
         return Explanation(exact or ranked, [])
+    described = symptoms.by_words(cleaned, catalog)
+    if described:
+        return Explanation([_symptom_match(symptom) for symptom in described], [])
     return Explanation([], near_misses_of(pasted, catalog))
+
+
+def _symptom_match(symptom: symptoms_module.Symptom) -> Match:
+    return Match(symptom.entry, symptom.wording, {}, 0.0, kind="symptom")
 
 
 def _is_context(match: Match) -> bool:
