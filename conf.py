@@ -2,12 +2,13 @@
 
 from autograd_errors import __version__
 from autograd_errors.catalog import PAGES_DIR
+from autograd_errors.rendering.strings import ui
 from autograd_errors.rendering.urls import DEFAULT_BASE_URL
 from autograd_errors.verification.gallery import section_order
 
 project = "autograd-errors"
 author = "autograd-errors contributors"
-copyright = "2026, autograd-errors contributors"
+copyright = ui("theme.copyright")  # the zh_CN build's own: autograd_errors.sphinxext.languages
 release = version = __version__
 
 extensions = [
@@ -70,7 +71,9 @@ html_theme_options = {
     "navbar_end": ["language-switcher", "theme-switcher", "navbar-icon-links"],
     "footer_end": [],
 }
-html_sidebars = {"index": [], "matrix": []}
+# No side navigation where it would be an empty column: the home page, the matrix (a wide
+# table), the paste and search pages (the answer and the results take the width).
+html_sidebars = {"index": [], "matrix": [], "explain": [], "search": []}
 html_show_sourcelink = False
 
 # Translations (issue 16): one gettext catalog per page, in locales/<language>/LC_MESSAGES.

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -61,18 +63,91 @@ def cli(cli_env: dict[str, str]) -> Cli:
     return Cli(cli_env)
 
 
-@pytest.fixture(scope="session")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the project to build the site in, leaving the checkout's build alone."""
-    return copy_project(tmp_path_factory.mktemp("site") / "project")
+# The site, built once for the whole run (issue 25) --------------------------------------------
+# Every site test (the pages, the downloads, the browser, the layout, the translations) reads
+# one build of a copy of the project, the English site and the Chinese one inside it, as
+# `make docs` builds them. Under pytest-xdist the workers share it: the first that needs it
+# builds it, under a lock, and the others wait for that build instead of making their own.
+# The tests that rebuild on purpose do it in a copy of their own (`rebuilt_project`).
+
+
+def _shared_directory(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory all the run's workers share (the workers' own are inside it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def _built_once(
+    shared: Path, name: str, build: Callable[[], subprocess.CompletedProcess[str]]
+) -> None:
+    """Run ``build`` once for the whole run (whichever worker comes first, the others waiting
+    on the lock); each caller fails with its output if it failed."""
+    import fcntl
+
+    done = shared / f"{name}.built.json"
+    with (shared / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            result = build()
+            done.write_text(
+                json.dumps(
+                    {"returncode": result.returncode, "output": result.stdout + result.stderr}
+                ),
+                encoding="utf-8",
+            )
+    outcome = json.loads(done.read_text(encoding="utf-8"))
+    assert outcome["returncode"] == 0, outcome["output"]
 
 
 @pytest.fixture(scope="session")
-def site(project: Path) -> Path:
-    """The site, built from scratch as `make docs` builds it."""
-    result = sphinx_build(project)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return project / "_build" / "html"
+def site_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The run's copy of the project, the site built in it (read it only: see above)."""
+    shared = _shared_directory(tmp_path_factory)
+    target = shared / "site-project"
+    _built_once(shared, "project", lambda: _copied(target))
+    return target
+
+
+def _copied(target: Path) -> subprocess.CompletedProcess[str]:
+    copy_project(target)
+    return subprocess.CompletedProcess([], 0, "", "")
+
+
+@pytest.fixture(scope="session")
+def site(site_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The English site, built from scratch as `make docs` builds it."""
+    shared = _shared_directory(tmp_path_factory)
+    _built_once(shared, "site", lambda: sphinx_build(site_project))
+    return site_project / "_build" / "html"
+
+
+@pytest.fixture(scope="session")
+def zh_site(site_project: Path, site: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Chinese site, built after the English one as `make docs` builds it."""
+    arguments = ("-D", "language=zh_CN", "docs", "_build/html/zh_CN")
+    shared = _shared_directory(tmp_path_factory)
+    _built_once(shared, "zh-site", lambda: sphinx_build(site_project, *arguments))
+    return site / "zh_CN"
+
+
+@pytest.fixture(scope="session")
+def rebuilt_project(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the built project (its pages, the gallery's outputs and caches), for the
+    tests that rebuild it: the shared one is never built twice under the others' feet."""
+    target = tmp_path_factory.mktemp("rebuilt") / "project"
+    shutil.copytree(site.parent.parent, target, symlinks=True)
+    return target
+
+
+def uses_the_site(item: pytest.Item) -> bool:
+    names = set(getattr(item, "fixturenames", ()))
+    return bool({"site", "zh_site", "site_project", "server"} & names)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The site's tests last (a stable sort): under xdist both workers first run the tests
+    that need no site, while the first to reach a site test builds it."""
+    items.sort(key=uses_the_site)
 
 
 # The built site, served on 127.0.0.1, in Debian's Chromium driven by Selenium: the browser

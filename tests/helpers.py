@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
 import json
 import os
@@ -183,3 +184,80 @@ def execute(client: Any, code: str) -> list[dict]:
             return outputs
         if kind in ("error", "display_data", "stream", "execute_result"):
             outputs.append({"type": kind, **message["content"]})
+
+
+# English left in Chinese output (issue 25) ---------------------------------------------------
+
+
+@functools.cache
+def english_interface_words(keys: tuple[str, ...] = ()) -> frozenset[str]:
+    """The interface's English words (``rendering/strings.py``), each literal part of each
+    string whose Chinese differs: ``Most likely:``, ``Your line:``, ``Explain``... For the
+    keys that start with one of ``keys`` (all of them by default)."""
+    import re
+
+    from autograd_errors.rendering.strings import STRINGS
+
+    found = set()
+    for key, texts in STRINGS.items():
+        if (keys and not key.startswith(keys)) or texts["en"] == texts["zh_CN"]:
+            continue
+        for part in re.split(r"\{\w+\}", texts["en"]):
+            part = part.strip(" .,;:()")
+            words = set(re.findall(r"[A-Za-z]{3,}", part))
+            if words - NAMES and not part.startswith("--"):
+                found.add(part)
+    return frozenset(found)
+
+
+#: Names that stay as they are in Chinese text.
+NAMES = {"torch", "PyTorch", "autograd", "GitHub", "CUDA", "Ctrl", "Python", "API", "English"}
+
+
+@functools.cache
+def torch_messages() -> tuple[str, ...]:
+    """The literal text of every wording of every entry (torch's words, which stay English in
+    Chinese text), longest first, each line on its own."""
+    from autograd_errors.catalog import load
+
+    texts = set()
+    for entry in load(use_cache=False):
+        for wording in entry.wordings:
+            for token in wording.template.tokens:
+                if isinstance(token, str):
+                    lines = [line.strip() for line in token.splitlines()]
+                    texts.update(line for line in lines if line)
+                    texts.update(line.rstrip(".!:") for line in lines if line.rstrip(".!:"))
+    return tuple(sorted(texts, key=len, reverse=True))
+
+
+def english_left(
+    text: str, keys: tuple[str, ...] = (), messages: tuple[str, ...] = ()
+) -> list[str]:
+    """What reads as English in ``text``, a Chinese answer or a page's text: an English word of
+    the interface (of the ``keys``' strings), or a sentence (three English words in a row that
+    are not a name such as "Hugging Face Trainer"). Code (```...```), links, paths, torch's
+    messages (the catalog's, and the ``messages`` of the paste, quoted as they are or in
+    *italics*) are not words to translate."""
+    import re
+
+    def spaced(text: str) -> str:
+        return re.sub(r"[ \t]+", " ", text)
+
+    shown = spaced(text)
+    for message in messages:
+        for line in message.splitlines():
+            shown = shown.replace(spaced(line.strip()), " ") if line.strip() else shown
+    for message in torch_messages():
+        if len(message) > 8:
+            shown = shown.replace(spaced(message), " ")
+    shown = re.sub(r"`[^`\n]*`|\*[^*\n]+\*|“[^”\n]*”|\"[^\"\n]*\"", " ", shown)  # code, quotes
+    shown = re.sub(r"\S*(?:https?://|/|\\)\S*", " ", shown)  # links and paths
+    left = [
+        word
+        for word in english_interface_words(keys)
+        if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", shown)
+    ]
+    runs = re.findall(r"(?<![\w.-])[A-Za-z]{2,}(?:[ ,]+[A-Za-z]{2,}){2,}(?![\w.-])", shown)
+    sentences = [run for run in runs if not all(w[0].isupper() for w in re.findall(r"\w+", run))]
+    return sorted(left) + sentences

@@ -38,11 +38,12 @@ def explain(text: str | BaseException, catalog: Catalog | None = None) -> Answer
     return Answer.of(text, catalog)
 
 
-def install(*, warnings: bool = False) -> None:
-    """Explain known autograd errors after their traceback (see :mod:`autograd_errors.hooks`)."""
+def install(*, warnings: bool = False, lang: str | None = None) -> None:
+    """Explain known autograd errors after their traceback, in ``lang`` (``"en"``, ``"zh"``;
+    by default the locale's language), see :mod:`autograd_errors.hooks`."""
     from autograd_errors import hooks
 
-    hooks.install(warnings=warnings)
+    hooks.install(warnings=warnings, lang=lang)
 
 
 def uninstall() -> None:

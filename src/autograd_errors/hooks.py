@@ -7,6 +7,10 @@ follows on stderr. Installing costs next to nothing; the catalog and the matcher
 an exception arrives. A hook must never make things worse, so whatever fails inside it is
 swallowed, after the original hook has run.
 
+The answers speak the language ``install(lang=...)`` names (``"en"`` or ``"zh"``, as
+``explain --lang``), else the locale's (``LC_ALL``, ``LC_MESSAGES``, ``LANG``) when the error
+comes, as the command line does.
+
 ``uninstall()`` gives back what ``install()`` replaced, where it is still ours: a hook another
 library chained over ours stays, and ours, still called by it, only passes the error on.
 """
@@ -30,6 +34,19 @@ if TYPE_CHECKING:
 _installed: Patches | None = None
 #: Warning call sites already pointed at: ``(filename, lineno, entry id)``.
 _pointed: set[tuple[str, int, str]] = set()
+#: The language :func:`install` was given; None: the locale's.
+_language: str | None = None
+
+
+def answer_language() -> str:
+    """The language the answers speak: the one installed, else the locale's."""
+    if _language is not None:
+        return _language
+    import os
+
+    from autograd_errors.rendering.strings import language_from_environment
+
+    return language_from_environment(os.environ)
 
 
 def answer_for(
@@ -60,7 +77,7 @@ def _print_answer(error: BaseException | None) -> None:
     try:
         if error is None or sys.stderr is None:
             return
-        text = answer_for(error)
+        text = answer_for(error, language=answer_language())
         if text:
             sys.stderr.write(f"\nautograd-errors: {text}\n")
             sys.stderr.flush()
@@ -132,7 +149,9 @@ def _point_at_entry(
             return
         _pointed.add((filename, lineno, entry.id))
         stream = file or sys.stderr
-        stream.write(f"autograd-errors: {entry.title}: {page_url(base_url(), entry)}\n")
+        language = answer_language()
+        title = entry.localized(language, fallback=True).title
+        stream.write(f"autograd-errors: {title}: {page_url(base_url(), entry, language)}\n")
     except Exception:  # noqa: BLE001 - a pointer is a courtesy, never a new failure
         pass
 
@@ -172,12 +191,20 @@ def _chain_threading(threading: Any, patches: Patches) -> None:
     patches.set(threading, "excepthook", hook)
 
 
-def install(*, warnings: bool = False) -> None:
+def install(*, warnings: bool = False, lang: str | None = None) -> None:
     """Explain known autograd errors after their traceback, in the main thread and in others;
-    with ``warnings=True``, point at the entry of each known warning, once per call site.
+    with ``warnings=True``, point at the entry of each known warning, once per call site;
+    in ``lang`` (``"en"``, ``"zh"``; by default the locale's language).
 
     Installing twice is harmless; :func:`uninstall` restores the previous hooks."""
-    global _installed
+    global _installed, _language
+    if lang is not None:
+        from autograd_errors.rendering.strings import parse_lang
+
+        try:
+            _language = parse_lang(lang)
+        except ValueError:
+            raise ValueError(f"lang must be 'en' or 'zh', not {lang!r}") from None
     patches = _installed
     if patches is None:
         patches = _installed = Patches()
@@ -196,8 +223,9 @@ def install(*, warnings: bool = False) -> None:
 
 def uninstall() -> None:
     """Put back the hooks :func:`install` replaced, where they are still ours."""
-    global _installed
+    global _installed, _language
     if _installed is not None:
         _installed.restore()
         _installed = None
     _pointed.clear()
+    _language = None

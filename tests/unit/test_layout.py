@@ -204,12 +204,20 @@ def test_diagnosis_imports_torch_only_when_it_runs():
     for path in sorted((PACKAGE / "diagnosis").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         top_level[path.name] = [
-            alias.name
+            name
             for node in tree.body
             if isinstance(node, (ast.Import, ast.ImportFrom))
-            for alias in (node.names if isinstance(node, ast.Import) else [node])
-            if (getattr(alias, "name", None) or getattr(alias, "module", "") or "").startswith(
-                "torch"
+            for name in (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
             )
+            if name == "torch" or name.startswith("torch.")
         ]
-    assert {name: found for name, found in top_level.items() if found} == {}
+    # The recorder runs only inside the instrumented re-run of a failed program, where torch is
+    # loaded already: its modules subclass torch's own (TorchFunctionMode), so import it.
+    recording = {"calls.py", "recorder.py", "records.py"}
+    assert {name: found for name, found in top_level.items() if found} == {
+        name: found for name, found in top_level.items() if found and name in recording
+    }
+    assert set(top_level) >= recording  # the exemptions name modules that exist

@@ -206,11 +206,13 @@ COMMANDS = {
         ),
         Command(
             "run",
-            "SCRIPT [ARG ...] | run -m MODULE [ARG ...]",
+            "[--lang en|zh] SCRIPT [ARG ...] | run [--lang en|zh] -m MODULE [ARG ...]",
             (0, None),
             (),
             "run a Python script (or -m a module) as python would, explaining a known autograd\n"
-            "error after its traceback; argv, __main__ and the exit code are the script's own",
+            "error after its traceback; argv, __main__ and the exit code are the script's own.\n"
+            "Options go before the program (after it they are the program's); a script named\n"
+            "like an option runs after --",
             "run:run",
             raw=True,
         ),

@@ -81,7 +81,250 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh_CN": "粘贴报错信息或完整的回溯信息（traceback），然后另起一行按 Ctrl-D：",
     },
     # A notebook's answer (rendering/notebook.py): the summary that opens everything.
-    "notebook.more": {"en": "More", "zh_CN": "更多"},
+    "notebook.everything": {
+        "en": "Every common cause, why torch raises it, and the wording matched",
+        "zh_CN": "所有常见原因、torch 报错的原因以及匹配到的措辞",
+    },
+    # The diagnosis of `run --diagnose` (diagnosis/render.py): headings and labels.
+    "diagnose.heading": {"en": "Diagnosis:", "zh_CN": "诊断："},
+    "diagnose.heading_rerun": {
+        "en": "Diagnosis (the program was run again, instrumented, in {seconds} s):",
+        "zh_CN": "诊断（插桩后重新运行了程序，用时 {seconds} 秒）：",
+    },
+    "diagnose.progress": {
+        "en": "Diagnosing: running the program again, instrumented...",
+        "zh_CN": "正在诊断：插桩后重新运行程序……",
+    },
+    "diagnose.culprit": {"en": "Culprit:", "zh_CN": "问题代码："},
+    "diagnose.cause": {"en": "Cause:", "zh_CN": "原因："},
+    "diagnose.nothing": {"en": "No culprit found.", "zh_CN": "没有找到问题代码。"},
+    # The part each culprit line played (findings.ROLES).
+    "diagnose.role.changed-in-place": {"en": "changed in place", "zh_CN": "原地修改"},
+    "diagnose.role.saved": {"en": "saved for backward", "zh_CN": "为反向传播保存"},
+    "diagnose.role.carried-over": {"en": "carried over", "zh_CN": "带入下一步"},
+    "diagnose.role.not-detached": {"en": "not detached", "zh_CN": "没有分离（detach）"},
+    "diagnose.role.reused": {"en": "used again", "zh_CN": "再次使用"},
+    "diagnose.role.built": {"en": "graph built", "zh_CN": "构建计算图"},
+    "diagnose.role.freed-by": {"en": "graph freed", "zh_CN": "释放计算图"},
+    "diagnose.role.no-grad": {"en": "no grad", "zh_CN": "关闭梯度"},
+    "diagnose.role.graph-cut": {"en": "graph cut", "zh_CN": "切断计算图"},
+    "diagnose.role.frozen": {"en": "frozen", "zh_CN": "冻结"},
+    "diagnose.role.became-non-leaf": {"en": "became a non-leaf", "zh_CN": "变成非叶子张量"},
+    "diagnose.role.non-finite": {"en": "first non-finite", "zh_CN": "最早出现非有限值"},
+    "diagnose.role.reported": {"en": "named by anomaly mode", "zh_CN": "异常检测报告的节点"},
+    "diagnose.role.raised": {"en": "raised", "zh_CN": "抛出报错"},
+    # What happened at a culprit line.
+    "diagnose.what.changed": {
+        "en": "`{op}` changed the saved tensor ({tensor}) in place, from version {before} to "
+        "{after}.",
+        "zh_CN": "`{op}` 原地修改了为反向传播保存的张量（{tensor}），"
+        "版本从 {before} 变为 {after}。",
+    },
+    "diagnose.what.saved": {
+        "en": "Here {node} saved it for backward, at version {version}.",
+        "zh_CN": "{node} 在这里把它保存下来供反向传播使用，当时的版本是 {version}。",
+    },
+    "diagnose.what.assigned_attribute": {
+        "en": "The result, with its graph, is kept as the attribute `{name}` of {owner} for "
+        "the next step.",
+        "zh_CN": "结果连同它的计算图被保存为 {owner} 的属性 `{name}`，带入下一步。",
+    },
+    "diagnose.what.assigned_buffer": {
+        "en": "The result, with its graph, is kept in the buffer `{name}` of {owner} for the "
+        "next step.",
+        "zh_CN": "结果连同它的计算图被保存在 {owner} 的缓冲区（buffer）`{name}` 中，带入下一步。",
+    },
+    "diagnose.what.total": {
+        "en": "The running total keeps the graph of every earlier step ({node}), which their "
+        "backward freed.",
+        "zh_CN": "累计的总和保留着之前每一步的计算图（{node}），"
+        "而那些计算图已被它们的反向传播释放。",
+    },
+    "diagnose.what.not_detached": {
+        "en": "This loss went through the graph ({node}) without `.detach()`: its backward "
+        "freed that graph.",
+        "zh_CN": "这个 loss 没有经过 `.detach()` 就用到了这部分计算图（{node}）："
+        "它的反向传播释放了这部分计算图。",
+    },
+    "diagnose.what.built_once": {
+        "en": "Built once ({node}), before the first backward, and used by every step.",
+        "zh_CN": "在第一次反向传播之前只构建了一次（{node}），却被每一步使用。",
+    },
+    "diagnose.what.reused": {
+        "en": "This step uses a tensor whose graph ({node}) an earlier backward freed.",
+        "zh_CN": "这一步用到的张量，其计算图（{node}）已被之前的反向传播释放。",
+    },
+    "diagnose.what.built": {
+        "en": "Its graph ({node}) was built here.",
+        "zh_CN": "它的计算图（{node}）是在这里构建的。",
+    },
+    "diagnose.what.freed_by": {
+        "en": "This backward freed that graph.",
+        "zh_CN": "这次反向传播释放了那部分计算图。",
+    },
+    "diagnose.what.shared": {
+        "en": "Both losses share the graph built here ({node}).",
+        "zh_CN": "两个 loss 共享在这里构建的计算图（{node}）。",
+    },
+    "diagnose.what.no_grad": {
+        "en": "Inside this block, torch records no graph.",
+        "zh_CN": "在这个代码块里，torch 不记录计算图。",
+    },
+    "diagnose.what.frozen": {
+        "en": "`requires_grad` was turned off here.",
+        "zh_CN": "这里关闭了 `requires_grad`。",
+    },
+    "diagnose.what.item": {
+        "en": "`.item()` turned a tensor of the graph into a Python number.",
+        "zh_CN": "`.item()` 把计算图中的张量变成了 Python 数字。",
+    },
+    "diagnose.what.cut_detach": {
+        "en": "`{op}` returned a tensor outside the graph.",
+        "zh_CN": "`{op}` 返回了一个不在计算图中的张量。",
+    },
+    "diagnose.what.cut_no_grad": {
+        "en": "`{op}` ran with grad mode off: its result has no graph.",
+        "zh_CN": "`{op}` 在梯度模式关闭时运行：它的结果没有计算图。",
+    },
+    "diagnose.what.cut_inference_mode": {
+        "en": "`{op}` ran in inference mode: its result has no graph.",
+        "zh_CN": "`{op}` 在推理模式下运行：它的结果没有计算图。",
+    },
+    "diagnose.what.cut_non_differentiable": {
+        "en": "`{op}` has no gradient: its result has no graph.",
+        "zh_CN": "`{op}` 没有梯度：它的结果没有计算图。",
+    },
+    "diagnose.what.cut_item": {
+        "en": "`{op}` made a new tensor from that Python number, outside the graph.",
+        "zh_CN": "`{op}` 用那个 Python 数字创建了新的张量，它不在计算图中。",
+    },
+    "diagnose.what.cut_frozen": {
+        "en": "`{op}` used only tensors that do not require grad.",
+        "zh_CN": "`{op}` 用到的张量都不需要梯度。",
+    },
+    "diagnose.what.non_leaf": {
+        "en": "`{tensor}` is the result of this operation ({node}), a non-leaf: the gradient "
+        "goes to the tensor created with `requires_grad=True`.",
+        "zh_CN": "`{tensor}` 是这个操作的结果（{node}），一个非叶子张量："
+        "梯度进入的是用 `requires_grad=True` 创建的那个张量。",
+    },
+    "diagnose.what.forward_nan": {
+        "en": "`{op}` returned NaN in the forward pass already.",
+        "zh_CN": "`{op}` 在前向传播中就已经返回了 NaN。",
+    },
+    "diagnose.what.backward_nonfinite": {
+        "en": "The first backward node whose output was not finite: {node} returned {kind} "
+        "in its output {index}.",
+        "zh_CN": "第一个输出不是有限值的反向节点：{node} 的第 {index} 个输出是 {kind}。",
+    },
+    "diagnose.what.reported": {
+        "en": "Anomaly mode names {node}, built here.",
+        "zh_CN": "异常检测报告的是在这里构建的 {node}。",
+    },
+    "diagnose.what.raised": {
+        "en": "Torch raised the error here.",
+        "zh_CN": "torch 在这里抛出报错。",
+    },
+    "diagnose.what.raised_tensor": {
+        "en": "Torch raised the error here, about `{tensor}` ({shape}).",
+        "zh_CN": "torch 在这里抛出报错，涉及 `{tensor}`（{shape}）。",
+    },
+    # What a diagnosis saw, and what it could not see.
+    "diagnose.note.no_versions": {
+        "en": "The message gives no version numbers to match against the changes recorded.",
+        "zh_CN": "报错信息中没有可与记录到的修改相对照的版本号。",
+    },
+    "diagnose.note.no_inplace": {
+        "en": "No recorded in-place change moved a {shape} tensor from version {before} to "
+        "{after}.",
+        "zh_CN": "记录到的原地操作中，没有把 {shape} 张量从版本 {before} 改到 {after} 的。",
+    },
+    "diagnose.note.no_backward": {
+        "en": "The error was not raised inside a recorded `backward()` call.",
+        "zh_CN": "这个报错不是在记录到的 `backward()` 调用中抛出的。",
+    },
+    "diagnose.note.no_carried": {
+        "en": "No tensor of an earlier step, with a freed graph, was found in this backward's "
+        "graph.",
+        "zh_CN": "在这次反向传播的计算图中，没有找到来自之前步骤、计算图已被释放的张量。",
+    },
+    "diagnose.note.no_cut": {
+        "en": "No recorded operation cut the graph of the tensor passed to `backward()`: nothing "
+        "on its way required grad.",
+        "zh_CN": "没有记录到切断传给 `backward()` 的张量的计算图的操作："
+        "它的来路上没有需要梯度的张量。",
+    },
+    "diagnose.note.no_tensor": {
+        "en": "The tensor the error is about could not be found in the frame that raised it.",
+        "zh_CN": "在抛出报错的帧中找不到报错涉及的张量。",
+    },
+    "diagnose.note.no_line": {
+        "en": "Where `{tensor}` got its graph was not recorded.",
+        "zh_CN": "没有记录到 `{tensor}` 在哪里得到了它的计算图。",
+    },
+    "diagnose.note.no_gradient": {
+        "en": "{count} parameters got no gradient: {names}.",
+        "zh_CN": "{count} 个参数没有得到梯度：{names}。",
+    },
+    "diagnose.note.no_nonfinite": {
+        "en": "No forward result and no backward node output that was not finite was recorded.",
+        "zh_CN": "没有记录到非有限值的前向结果或反向节点输出。",
+    },
+    "diagnose.note.no_user_frame": {
+        "en": "The traceback holds no frame of your own code.",
+        "zh_CN": "回溯信息（traceback）中没有你自己代码的帧。",
+    },
+    "diagnose.note.worker": {
+        "en": "Raised in DataLoader worker process {worker}: diagnosis records only the main "
+        "process, so what happened there was not seen.",
+        "zh_CN": "报错发生在 DataLoader 的 worker 进程 {worker} 中：诊断只记录主进程，"
+        "看不到那里发生了什么。",
+    },
+    "diagnose.note.worker_line": {
+        "en": "Raised in DataLoader worker process {worker}: the line is read from the worker's "
+        "traceback; diagnosis records only the main process.",
+        "zh_CN": "报错发生在 DataLoader 的 worker 进程 {worker} 中："
+        "这一行取自 worker 的回溯信息（traceback）；诊断只记录主进程。",
+    },
+    "diagnose.note.thread": {
+        "en": "Raised in {thread}: diagnosis records the main thread only, so the operations "
+        "that led there were not seen.",
+        "zh_CN": "报错发生在 {thread} 中：诊断只记录主线程，看不到导致报错的那些操作。",
+    },
+    "diagnose.note.not_recorded": {
+        "en": "Finding the culprit of this error needs an instrumented run, and none was made.",
+        "zh_CN": "要找到这个报错的问题代码，需要插桩运行，而这次没有插桩运行。",
+    },
+    "diagnose.note.rerun_passed": {
+        "en": "Run again, the program did not fail: the error depends on something that changed "
+        "(random numbers, data, time).",
+        "zh_CN": "重新运行时程序没有出错：这个报错取决于某些会变化的东西（随机数、数据、时间）。",
+    },
+    "diagnose.note.rerun_differed": {
+        "en": "Run again, the program failed otherwise ({error}), so the culprit of this "
+        "error was not found.",
+        "zh_CN": "重新运行时程序以另一种方式出错（{error}），因此没有找到这个报错的问题代码。",
+    },
+    "diagnose.note.rerun_crashed": {
+        "en": "The instrumented run ended without a result (exit code {code}).",
+        "zh_CN": "插桩运行结束了，但没有得到结果（退出码 {code}）。",
+    },
+    "diagnose.note.interrupted": {
+        "en": "The instrumented run was interrupted.",
+        "zh_CN": "插桩运行被中断了。",
+    },
+    "diagnose.note.symptom": {
+        "en": "This error is a symptom of {entry}: `autograd-errors show {entry}` explains it.",
+        "zh_CN": "这个报错是 {entry} 的症状：`autograd-errors show {entry}` 会解释它。",
+    },
+    "diagnose.note.no_probe": {
+        "en": "Diagnosis does not trace this error yet: the answer above is all there is.",
+        "zh_CN": "诊断目前还不能追踪这个报错：上面的回答就是全部内容。",
+    },
+    "diagnose.note.nested": {
+        "en": "Not diagnosed: this program is itself the instrumented run of a diagnosis.",
+        "zh_CN": "没有诊断：这个程序本身就是一次诊断的插桩运行。",
+    },
     # Release ranges (catalog/releases.py describes them in English).
     "releases.one": {"en": "torch {since}", "zh_CN": "torch {since}"},
     "releases.span": {"en": "torch {since} to {until}", "zh_CN": "torch {since} 至 {until}"},
@@ -232,6 +475,21 @@ STRINGS: dict[str, dict[str, str]] = {
     "page.glossary_zh": {"en": "Chinese", "zh_CN": "中文"},
     "page.glossary_notes": {"en": "In the notes", "zh_CN": "笔记中的说法"},
     "page.glossary_usage": {"en": "Usage", "zh_CN": "用法"},
+    # The paste boxes (sphinxext/paste_forms.py): the paste page's and the home page's.
+    "page.paste_label": {
+        "en": "Error message or traceback",
+        "zh_CN": "报错信息或回溯信息（traceback）",
+    },
+    "page.paste_home_label": {"en": "Paste your error", "zh_CN": "粘贴你的报错"},
+    "page.paste_button": {"en": "Explain", "zh_CN": "解释"},
+    # The theme's words that are settings rather than its translated strings (the others are
+    # in locales/zh_CN/LC_MESSAGES/sphinx.po); set per language by sphinxext/languages.py.
+    "theme.more": {"en": "More", "zh_CN": "更多"},
+    "theme.search_bar": {"en": "Search the docs ...", "zh_CN": "搜索文档……"},
+    "theme.copyright": {
+        "en": "2026, autograd-errors contributors",
+        "zh_CN": "2026，autograd-errors 贡献者",
+    },
     "page.language": {"en": "中文", "zh_CN": "English"},
     "page.language_title": {"en": "阅读中文版", "zh_CN": "Read this page in English"},
     # The paste page and the search page (static/autograd-ui.js): the build writes them, in its

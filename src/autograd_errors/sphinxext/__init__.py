@@ -13,7 +13,9 @@
   text, not the directives.
 - :mod:`.pages`: entry pages headed by their titles, and the repository of the feedback links
   (``autograd_errors_repository`` in ``conf.py``).
-- :mod:`.languages`: the zh_CN site: the language switcher, the glossary.
+- :mod:`.languages`: the zh_CN site: the language switcher, the theme's words, the glossary.
+- :mod:`.paste_forms`: the paste boxes (the paste page's, the home page's) in the build's
+  language.
 - :mod:`.lint_pages`: the lint rules' pages, their table, and the entry pages' "Caught before
   it runs".
 """
@@ -33,6 +35,7 @@ from autograd_errors.sphinxext import (
     lint_pages,
     mathml,
     pages,
+    paste_forms,
     verification,
 )
 from autograd_errors.sphinxext.verification import fingerprint, reset_example
@@ -58,5 +61,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("autograd-entry-footer", directives.EntryFooterDirective)
     app.add_directive("autograd-index", directives.IndexDirective)
     app.add_directive("autograd-matrix", directives.MatrixDirective)
+    app.add_directive("autograd-paste-form", paste_forms.PasteFormDirective)
     lint_pages.setup(app)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

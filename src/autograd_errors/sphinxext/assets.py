@@ -12,6 +12,9 @@ from autograd_errors.sphinxext.verification import site_catalog
 _STATIC = Path(__file__).parent.parent / "browser" / "static"
 #: The catalog as the browser's matcher reads it, in the site's ``_static``.
 CATALOG_JSON = "autograd-catalog.json"
+#: The same catalog as a script (``window.AutogradCatalogData``): what the pages load when they
+#: are opened as files (``file://``), where they may not fetch.
+CATALOG_JS = "autograd-catalog.js"
 #: The paste and search pages' words in the build's language (``window.AutogradStrings``).
 STRINGS_JS = "autograd-strings.js"
 
@@ -44,4 +47,7 @@ def export_catalog(app: Sphinx, error: Exception | None) -> None:
     from autograd_errors.sphinxext.languages import build_language
 
     data = export.catalog_json(site_catalog(), build_language(app.config))
-    target.write_text(json.dumps(data, separators=(",", ":"), ensure_ascii=False), "utf-8")
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    target.write_text(text, "utf-8")
+    # JSON is a JavaScript expression (ECMAScript 2019 and later), so the script is the same text.
+    (target.parent / CATALOG_JS).write_text(f"window.AutogradCatalogData = {text};\n", "utf-8")

@@ -1,6 +1,8 @@
 """The two languages of the site (issue 16): English at the root, simplified Chinese under
 ``zh_CN/`` with the same paths, built by ``sphinx-build -D language=zh_CN``.
 
+- The theme's own words in the build's language (:func:`theme_words`, and
+  ``locales/zh_CN/LC_MESSAGES/sphinx.po`` for its translated strings).
 - A link on every page to the same page in the other language (the ``language-switcher``
   template in the navbar), relative so that it works from ``file://`` and on any host.
 - ``.. autograd-glossary::``: the terms of ``locales/zh_CN/glossary.toml``, as a table.
@@ -38,6 +40,20 @@ def build_language(config: Any) -> str:
 
 def add_templates(app: Sphinx, config: Config) -> None:
     config.templates_path.append(str(Path(__file__).parent / "templates"))
+
+
+def theme_words(app: Sphinx, config: Config) -> None:
+    """The theme's words that are settings (the navbar's "More", the search box's text, the
+    copyright's holder), in the build's language. The theme's translated strings ("Collapse
+    Sidebar", "Color mode"...) are in ``locales/zh_CN/LC_MESSAGES/sphinx.po``, which Sphinx
+    reads before the theme's own catalog."""
+    language = build_language(config)
+    config.html_theme_options = {
+        **config.html_theme_options,
+        "header_dropdown_text": ui("theme.more", language),
+        "search_bar_text": ui("theme.search_bar", language),
+    }
+    config.copyright = ui("theme.copyright", language)
 
 
 def add_chinese_search_fix(app: Sphinx) -> None:
@@ -126,6 +142,7 @@ class GlossaryDirective(SphinxDirective):
 
 def setup(app: Sphinx) -> None:
     app.connect("config-inited", add_templates)
+    app.connect("config-inited", theme_words)
     app.connect("builder-inited", add_chinese_search_fix)
     app.connect("html-page-context", language_switch)
     app.add_directive("autograd-glossary", GlossaryDirective)

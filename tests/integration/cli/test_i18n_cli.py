@@ -152,7 +152,10 @@ def test_json_keeps_ids_and_keys_in_english_with_chinese_text(package, cli_env):
     assert match["url"] == ZH_PAGE
     assert match["path"] == match_en["path"] == "errors/inplace/inplace-modified.html"
     assert [c["id"] for c in match["causes"]] == [c["id"] for c in match_en["causes"]]
-    assert match["causes"][2]["fix"] == "把每一步收集到列表里，最后用 `torch.stack` 拼起来。"
+    causes = {cause["id"]: cause for cause in match["causes"]}
+    assert (
+        causes["loop-writes-buffer"]["fix"] == "把每一步收集到列表里，最后用 `torch.stack` 拼起来。"
+    )
     assert match["in_your_paste"][-1].startswith("ReLU 之后")
     shown = run(package, cli_env, "show", "--json", "--lang", "zh", "inplace-modified")
     bare = json.loads(shown.stdout)["wordings"][-1]

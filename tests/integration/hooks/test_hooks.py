@@ -178,3 +178,56 @@ def test_importing_and_installing_cost_little(cli_env):
         "['autograd_errors', 'autograd_errors.hooks', 'autograd_errors.interpreter', "
         "'autograd_errors.interpreter.patches'] False\n"
     )
+
+
+ZH_TITLE = "需要梯度的叶子张量被原地修改"
+LEAF = "import torch\nx = torch.randn(3, requires_grad=True)\nx += 1\n"
+
+
+def chinese_answer(stderr: str) -> str:
+    return stderr[stderr.index("autograd-errors:") :]
+
+
+@pytest.mark.parametrize(
+    ("install", "env"),
+    [
+        ("autograd_errors.install(lang='zh')", {"LC_ALL": "en_US.UTF-8"}),
+        ("autograd_errors.install()", {"LC_ALL": "zh_CN.UTF-8"}),
+        ("autograd_errors.install()", {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8"}),
+    ],
+)
+def test_the_answer_speaks_the_language_of_install_or_of_the_locale(cli_env, install, env):
+    from helpers import english_left
+
+    result = run(f"import autograd_errors; {install}\n" + LEAF, cli_env, **env)
+    answer = chinese_answer(result.stderr)
+    assert answer.startswith(f"autograd-errors: {ZH_TITLE}")
+    assert answer.rstrip().endswith("/zh_CN/errors/inplace/leaf-inplace.html")
+    assert english_left(answer) == []
+
+
+def test_install_in_english_overrides_a_chinese_locale(cli_env):
+    install = "import autograd_errors; autograd_errors.install(lang='en')\n"
+    result = run(install + LEAF, cli_env, LC_ALL="zh_CN.UTF-8")
+    assert "autograd-errors: In-place change to a leaf tensor" in result.stderr
+
+
+def test_install_refuses_a_language_the_reference_lacks(cli_env):
+    result = run("import autograd_errors; autograd_errors.install(lang='fr')", cli_env)
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == "ValueError: lang must be 'en' or 'zh', not 'fr'"
+
+
+def test_a_warnings_pointer_speaks_chinese_too(cli_env):
+    result = run(
+        """
+        import torch, autograd_errors
+        autograd_errors.install(warnings=True, lang="zh")
+        y = torch.ones(2, requires_grad=True) * 2
+        y.grad
+        """,
+        cli_env,
+    )
+    (pointer,) = [line for line in result.stderr.splitlines() if line.startswith("autograd-errors")]
+    assert pointer.endswith("/zh_CN/errors/leaves/nonleaf-grad.html")
+    assert not pointer.split(": ")[1].isascii()  # the entry's Chinese title

@@ -89,13 +89,14 @@ def test_the_notebook_opens_with_the_entry(site):
     assert "**Fix.**" in first
 
 
-def test_a_cached_rebuild_still_publishes_expanded_downloads(site, project):
+def test_a_cached_rebuild_still_publishes_expanded_downloads(rebuilt_project):
     """sphinx-gallery skips scripts whose checksum has not changed; the scripts beside the
     pages stay its own copies, so nothing is run again, and the downloads are expanded."""
+    project = rebuilt_project
     beside_page = project / "docs" / "errors" / "inplace" / "leaf-inplace.py"
     source = project / "gallery" / "inplace" / "leaf-inplace.py"
     assert beside_page.read_bytes() == source.read_bytes()
     result = sphinx_build(project)
     assert result.returncode == 0, result.stdout + result.stderr
     assert beside_page.read_bytes() == source.read_bytes()
-    _assert_every_download_reads_on_its_own(site)
+    _assert_every_download_reads_on_its_own(project / "_build" / "html")

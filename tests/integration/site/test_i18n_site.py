@@ -3,10 +3,10 @@ catalog's text in Chinese, a language switcher on every page (clicked in real Ch
 Chinese search, the paste page's catalog in Chinese, and no directive text in the gettext
 catalogs.
 
-The build is of the test session's copy of the project. An entry whose record has no [zh_CN]
-table yet gets the throw-away translation of tests/data/zh_CN in that copy, so the mechanics
-are tested before the translators' work lands; the completeness tests at the end read the real
-catalogs and pages."""
+The build is the test run's one build of its copy of the project (tests/conftest.py), the
+Chinese site after the English one, as `make docs` builds them; the completeness tests at the
+end read the real catalogs and pages. The interface of every zh page, and what the paste page's
+script writes there, holds no English word of the interface (issue 25)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 from babel.messages.pofile import read_po
-from helpers import DATA, REPO, page_text, sphinx_build
+from helpers import REPO, page_text, sphinx_build
 
 from autograd_errors import catalog as catalog_module
 from autograd_errors.rendering import strings
@@ -30,23 +30,11 @@ LOCALE = REPO / "locales" / "zh_CN" / "LC_MESSAGES"
 
 
 @pytest.fixture(scope="session")
-def translated(project: Path, site: Path) -> catalog_module.Entry:
-    """The entry with a Chinese text in the project copy (its own, or the throw-away one)."""
-    record = project / "src" / "autograd_errors" / "entries" / f"{TRANSLATED_ENTRY}.toml"
-    text = record.read_text(encoding="utf-8")
-    if "\n[zh_CN]" not in text:
-        fixture = (DATA / "zh_CN" / f"{TRANSLATED_ENTRY}.toml").read_text(encoding="utf-8")
-        record.write_text(text + "\n" + fixture, encoding="utf-8")
-    directory = str(record.parent)
-    return catalog_module.load(directory, use_cache=False)[TRANSLATED_ENTRY]
-
-
-@pytest.fixture(scope="session")
-def zh_site(project: Path, site: Path, translated: catalog_module.Entry) -> Path:
-    """The Chinese site, built after the English one as `make docs` builds it."""
-    result = sphinx_build(project, "-D", "language=zh_CN", "docs", "_build/html/zh_CN")
-    assert result.returncode == 0, result.stdout + result.stderr
-    return site / "zh_CN"
+def translated(site_project: Path) -> catalog_module.Entry:
+    """The entry whose Chinese text the tests read, as the project copy's record holds it."""
+    record = site_project / "src" / "autograd_errors" / "entries" / f"{TRANSLATED_ENTRY}.toml"
+    assert "\n[zh_CN]" in record.read_text(encoding="utf-8")
+    return catalog_module.load(str(record.parent), use_cache=False)[TRANSLATED_ENTRY]
 
 
 def pages(root: Path) -> list[Path]:
@@ -162,7 +150,8 @@ def test_the_zh_search_finds_a_page_by_a_chinese_word(zh_site):
     assert docs.index(PAGE.removesuffix(".html")) in found
 
 
-def test_the_gettext_catalogs_hold_no_directive_text(project, site, translated):
+def test_the_gettext_catalogs_hold_no_directive_text(site_project, site, translated):
+    project = site_project
     result = sphinx_build(project, "-b", "gettext", "docs", "_build/gettext")
     assert result.returncode == 0, result.stdout + result.stderr
     locations, messages = set(), set()
@@ -309,3 +298,131 @@ def test_the_zh_build_has_no_untranslated_paragraph(zh_site):
             if len(words) >= 4 and not cjk(text):
                 untranslated.append(f"{page.relative_to(zh_site)}: {text[:70]}")
     assert untranslated == []
+
+
+# The interface in Chinese (issue 25) --------------------------------------------------------------
+
+
+def theme_words() -> set[str]:
+    """The site theme's own English words (pydata-sphinx-theme's message catalog template)."""
+    import pydata_sphinx_theme
+
+    pot = Path(pydata_sphinx_theme.__file__).parent / "locale" / "sphinx.pot"
+    with pot.open("rb") as handle:
+        words = {str(m.id) for m in read_po(handle) if m.id and isinstance(m.id, str)}
+    # A template of the theme's, not the page's words: "Copyright {copyright}" and the like.
+    return {re.sub(r"%\(\w+\)s", "", word).strip(" .©") for word in words} - {""}
+
+
+def interface_of(markup: str) -> str:
+    """A page's interface as a reader meets it: its text outside the article's prose (the
+    header, the navigation, the sidebars, the footer), the forms inside it, and the words
+    people hear or see on controls (aria-label, title, placeholder, alt); one per line. Code,
+    scripts, the page's own prose (the test above's) and what is marked English on purpose
+    (the link to the English page) are left out."""
+    body = re.sub(r"<(script|style|pre|code|kbd|textarea)\b.*?</\1>", " ", markup, flags=re.S)
+    body = re.sub(r"<!--.*?-->", " ", body, flags=re.S)
+    # The link to the English page speaks English on purpose (lang="en": "Read this page...").
+    body = re.sub(r'<a\b[^>]*\blang="en"[^>]*>.*?</a>', " ", body, flags=re.S)
+    article = re.search(r"<article[^>]*>.*?</article>", body, re.S)
+    if article:
+        forms = " ".join(re.findall(r"<form\b.*?</form>", article.group(), re.S))
+        body = body[: article.start()] + forms + body[article.end() :]
+    head = re.search(r"<head>.*?</head>", body, re.S)
+    if head:
+        body = body[: head.start()] + body[head.end() :]
+    said = re.findall(r'\b(?:aria-label|title|placeholder|alt)="([^"]*)"', body)
+    text = re.sub(r"<[^>]+>", "\n", body)
+    lines = [*said, *text.splitlines()]
+    return "\n".join(" ".join(html.unescape(line).split()) for line in lines if line.strip())
+
+
+def test_no_zh_page_shows_an_english_interface_word(zh_site):
+    from helpers import english_left
+
+    theme = theme_words()
+    found = {}
+    for page in pages(zh_site):
+        interface = interface_of(page.read_text(encoding="utf-8"))
+        left = english_left(interface) + [
+            word for word in theme if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", interface)
+        ]
+        if left:
+            found[str(page.relative_to(zh_site))] = sorted(set(left))
+    assert found == {}
+
+
+def test_the_detector_sees_the_english_interface_of_the_english_site(site):
+    """The test above can fail: on the English pages it finds the words the zh pages lack."""
+    interface = interface_of((site / "explain.html").read_text(encoding="utf-8"))
+    for word in ("Error message or traceback", "Explain", "More", "Color mode"):
+        assert word in interface
+    assert "Search the docs ..." in interface
+
+
+def test_the_zh_forms_and_theme_speak_chinese(zh_site):
+    paste = (zh_site / "explain.html").read_text(encoding="utf-8")
+    assert '<label for="autograd-paste">报错信息或回溯信息（traceback）</label>' in paste
+    assert '<button type="submit">解释</button>' in paste
+    home = (zh_site / "index.html").read_text(encoding="utf-8")
+    assert '<label for="autograd-paste-home">粘贴你的报错</label>' in home
+    tour = interface_of((zh_site / "tour.html").read_text(encoding="utf-8"))
+    for word in ("更多", "搜索文档……", "收起侧边栏", "颜色模式", "2026，autograd-errors 贡献者"):
+        assert word in tour, word
+
+
+OOM = "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB"
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.",
+        OOM,
+        "RuntimeError: the moon is made of cheese, said the optimiser",
+        "grad is none",  # the near misses
+    ],
+)
+def test_the_zh_paste_page_answers_without_english(browser, server, zh_site, paste):
+    """What the page's script writes (the answer, "not an autograd error", no match, the
+    feedback line) is Chinese but for torch's words and code."""
+    from urllib.parse import quote
+
+    from helpers import english_left
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get("about:blank")
+    browser.get(server + "zh_CN/explain.html#q=" + quote(paste))
+    WebDriverWait(browser, 60).until(
+        lambda driver: driver.find_elements(
+            By.CSS_SELECTOR, "#autograd-results > :not(.autograd-working)"
+        )
+    )
+    shown = browser.execute_script(
+        "const copy = document.getElementById('autograd-results').cloneNode(true);"
+        "copy.querySelectorAll('pre, code, .autograd-id, a.autograd-elsewhere-link,"
+        " [data-near-miss] .autograd-id').forEach((node) => node.remove());"
+        "return copy.innerText;"
+    )
+    assert shown.strip()
+    assert english_left(shown, messages=(paste,)) == [], shown
+
+
+def test_a_not_autograd_hint_shows_its_code_as_code_in_both_languages(browser, server, zh_site):
+    """The hints' `backticks` are code on the page, as in the entries' text."""
+    from urllib.parse import quote
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    for language, words in (("", "store"), ("zh_CN/", "保存")):
+        browser.get("about:blank")
+        browser.get(f"{server}{language}explain.html#q={quote(OOM)}")
+        (line,) = WebDriverWait(browser, 60).until(
+            lambda driver: driver.find_elements(By.CSS_SELECTOR, "p.autograd-not-autograd")
+        )
+        codes = [node.text for node in line.find_elements(By.TAG_NAME, "code")]
+        assert codes == ["loss.item()", "loss"]
+        assert "`" not in line.text
+        assert words in line.text

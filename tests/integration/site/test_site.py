@@ -29,9 +29,9 @@ def test_each_entry_page_is_where_its_path_says(site, entry_id):
 
 
 @pytest.mark.parametrize("entry_id", CATALOG.ids)
-def test_each_page_shows_what_the_build_verified(site, project, entry_id):
+def test_each_page_shows_what_the_build_verified(site, site_project, entry_id):
     entry = CATALOG[entry_id]
-    verdict = read_verdict(project / "docs", entry)
+    verdict = read_verdict(site_project / "docs", entry)
     assert verdict is not None
     text = page_text(site / entry.path)
     if entry.is_pitfall:
@@ -82,8 +82,9 @@ def test_home_page_lists_entries_by_message(site):
     assert "python -m autograd_errors explain" in home
 
 
-def test_a_reworded_message_fails_the_build_even_with_nothing_else_changed(site, project):
+def test_a_reworded_message_fails_the_build_even_with_nothing_else_changed(rebuilt_project):
     """sphinx-gallery would skip the unchanged scripts; the catalog change must re-run them."""
+    project = rebuilt_project
     record = project / "src" / "autograd_errors" / "entries" / "data-not-tensor.toml"
     original = record.read_text()
     record.write_text(original.replace("has to be a tensor", "must be a tensor"))

@@ -129,11 +129,69 @@ def test_a_pasted_traceback_is_answered_first(browser, server, size):
         # The box shrank to a few lines, and the advice comes before the values read.
         box = rect(browser, "#autograd-paste")
         assert box["bottom"] - box["top"] < 120
+        # Issue 25: the box stays in view, the answer right under it; no side column.
+        assert box["top"] >= 0
+        assert_in_first_viewport(browser, "[data-search-result] h2")
+        assert rect(browser, "[data-search-result]")["top"] - box["bottom"] < 80
+        assert no_side_column(browser)
         order = browser.execute_script(
             "return [...document.querySelectorAll('[data-search-result] > *')]"
             ".map((node) => node.className || node.tagName.toLowerCase())"
         )
         assert order.index("autograd-fix") < order.index("autograd-fields")
+
+
+def no_side_column(browser) -> bool:
+    """No navigation column beside the paste page's content: the theme's primary sidebar is
+    not laid out, and the paste box takes most of the width (at 1400 px, an empty "Section
+    Navigation" column took a quarter of it)."""
+    sidebar = browser.execute_script(
+        "const bar = document.querySelector('.bd-sidebar-primary');"
+        "if (!bar) return 0; const style = getComputedStyle(bar);"
+        "return style.display === 'none' || style.visibility === 'hidden' ? 0"
+        " : bar.getBoundingClientRect().width * (bar.getBoundingClientRect().left >= 0);"
+    )
+    width = browser.execute_script("return document.documentElement.clientWidth")
+    box = rect(browser, "#autograd-paste")
+    return width < 700 or (sidebar == 0 and box["right"] - box["left"] > 0.6 * width)
+
+
+@pytest.mark.parametrize("size", VIEWPORTS)
+@pytest.mark.parametrize("language", ["", "zh_CN/"])
+def test_the_paste_page_without_a_paste_has_no_empty_column(browser, server, size, language):
+    with viewport(browser, size):
+        load_page(browser, f"{server}{language}explain.html", "#autograd-paste")
+        screenshot(browser, f"paste-empty-{language[:2] or 'en'}-{size}")
+        assert no_side_column(browser)
+        shown = browser.execute_script("return document.body.innerText")
+        assert "Section Navigation" not in shown
+        assert "Collapse Sidebar" not in shown
+
+
+@pytest.mark.parametrize("page", ["explain.html", "index.html"])
+def test_ctrl_enter_in_a_paste_box_explains(browser, server, page):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    load_page(browser, server + page, "form.autograd-paste textarea")
+    box = browser.find_element(By.CSS_SELECTOR, "form.autograd-paste textarea")
+    box.send_keys("TypeError: Variable data has to be a tensor, but got int")
+    box.send_keys(Keys.CONTROL, Keys.ENTER)
+    WebDriverWait(browser, 30).until(
+        lambda driver: driver.find_elements(
+            By.CSS_SELECTOR, "#autograd-results [data-search-result]"
+        )
+    )
+    assert urllib.parse.urlparse(browser.current_url).path == "/explain.html"
+    found = browser.find_elements(By.CSS_SELECTOR, "[data-search-result]")
+    assert found[0].get_attribute("data-search-result") == "data-not-tensor"
+    # Enter alone is a new line in the box, as in any text area.
+    load_page(browser, server + page, "form.autograd-paste textarea")
+    box = browser.find_element(By.CSS_SELECTOR, "form.autograd-paste textarea")
+    box.send_keys("line one", Keys.ENTER, "line two")
+    assert box.get_attribute("value") == "line one\nline two"
+    assert browser.find_elements(By.CSS_SELECTOR, "#autograd-results [data-search-result]") == []
 
 
 def test_the_paste_lives_in_the_fragment(browser, server):
@@ -192,6 +250,29 @@ def test_the_paste_page_offers_an_issue_for_a_missing_entry(browser, server):
     assert "The page showed: no entry" in fields["body"][0]
 
 
+@pytest.mark.parametrize("language", ["", "zh_CN/"])
+def test_an_emoji_cut_in_two_by_the_issue_link_still_shows_the_answer(browser, server, language):
+    """S9: the feedback link keeps the last 2000 characters (UTF-16 units) of the paste; a cut
+    through an emoji's surrogate pair once hid the answer behind "URI malformed"."""
+    message = "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+    paste = "🔥" * 3000 + "\n" + message
+    if (len(paste.encode("utf-16-le")) // 2 - 2000) % 2 == 0:
+        paste = "x" + paste  # the cut falls between the two halves of an emoji
+    browser.get_log("browser")
+    explained(browser, f"{server}{language}explain.html#q={urllib.parse.quote(paste)}")
+    found = browser.find_elements("css selector", "[data-search-result]")
+    assert [node.get_attribute("data-search-result") for node in found] == ["no-grad-fn"]
+    _, fields = issue_form(browser, "#autograd-results p.autograd-feedback a")
+    (body,) = fields["body"]
+    assert message in body
+    assert "\ufffd" not in body
+    # A no-match paste whose title is cut at character 100, inside an emoji.
+    explained(browser, paste_url(server, "x" * 99 + "🔥 unknown failure text"))
+    _, fields = issue_form(browser, "#autograd-results p.autograd-feedback a")
+    assert fields["title"] == ["Missing entry: " + "x" * 99]
+    assert [m for m in browser.get_log("browser") if m["source"] == "javascript"] == []
+
+
 def test_a_long_paste_is_cut_to_its_tail_in_the_issue(browser, server):
     paste = "x = 1\n" * 1000 + TRACEBACK
     explained(browser, paste_url(server, paste))
@@ -200,6 +281,46 @@ def test_a_long_paste_is_cut_to_its_tail_in_the_issue(browser, server):
     assert body.startswith("Pasted on the paste page (its last 2000 characters):")
     assert TRACEBACK.strip() in body
     assert len(body) < 2400
+
+
+# ---- opened as files (file://, the site straight from _build/html) -----------------------
+
+
+def uncaught(browser) -> list[str]:
+    return [m["message"] for m in browser.get_log("browser") if "Uncaught" in m["message"]]
+
+
+@pytest.mark.parametrize("language", ["", "zh_CN/"])
+def test_the_paste_page_works_opened_as_a_file(browser, site, language):
+    """S10: over file:// a page may not fetch; the catalog comes as a script instead."""
+    message = "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+    browser.get_log("browser")
+    url = (site / language / "explain.html").as_uri() + "#q=" + urllib.parse.quote(message)
+    explained(browser, url)
+    found = browser.find_elements("css selector", "[data-search-result]")
+    assert [node.get_attribute("data-search-result") for node in found] == ["no-grad-fn"]
+    assert uncaught(browser) == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
+        "gradient",
+    ],
+)
+def test_the_search_page_opened_as_a_file_logs_no_uncaught_error(browser, site, query):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get_log("browser")
+    load_page(browser, (site / "search.html").as_uri() + "?q=" + urllib.parse.quote(query))
+    WebDriverWait(browser, 60).until(
+        lambda driver: driver.find_elements(By.CSS_SELECTOR, "#search-results li")
+    )
+    browser.execute_script("return new Promise((done) => setTimeout(done, 1500))")
+    assert uncaught(browser) == []
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#search-results li")) >= 1
 
 
 # ---- entry pages ----------------------------------------------------------------------------

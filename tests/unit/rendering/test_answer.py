@@ -42,7 +42,7 @@ def test_no_match_has_no_frame_and_every_format_says_what_the_paste_is():
     text = answer_text(answer, BASE, Style(False), 78)
     assert text.startswith(f"Not an autograd error ({answer.not_autograd.name}): ")
     assert answer_json(answer, BASE)["not_autograd"]["kind"] == answer.not_autograd.name
-    assert answer_html(answer, BASE).startswith('<div class="autograd-errors"><pre>Not an')
+    assert answer_html(answer, BASE).startswith('<div class="autograd-errors"><div>Not an')
 
 
 def test_every_format_speaks_the_language_asked_for():
@@ -54,7 +54,7 @@ def test_every_format_speaks_the_language_asked_for():
     html = answer_html(answer, BASE, "zh_CN")
     assert f'<a href="{zh_url}"' in html
     assert f">{chinese}</a>" in html
-    assert "<summary>更多</summary>" in html
+    assert "<summary>所有常见原因、torch 报错的原因以及匹配到的措辞</summary>" in html
 
 
 def test_the_hint_of_an_error_that_is_not_autograds_is_translated():

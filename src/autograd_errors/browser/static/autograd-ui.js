@@ -19,14 +19,29 @@
   const contentRoot = () => document.documentElement.dataset.content_root || "";
   let catalogPromise = null;
 
+  // Over http(s) the catalog is fetched as JSON. A page opened as a file (file://, the site
+  // straight from _build/html) may not fetch at all: there the same catalog comes as a script,
+  // autograd-catalog.js, which sets window.AutogradCatalogData.
+  function catalogData() {
+    if (window.location.protocol !== "file:") {
+      return fetch(contentRoot() + "_static/autograd-catalog.json").then((response) => {
+        if (!response.ok) throw new Error(`catalog: HTTP ${response.status}`);
+        return response.json();
+      });
+    }
+    return new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = contentRoot() + "_static/autograd-catalog.js";
+      script.onload = () => (window.AutogradCatalogData ? resolve(window.AutogradCatalogData)
+        : reject(new Error("catalog: autograd-catalog.js set no catalog")));
+      script.onerror = () => reject(new Error("catalog: _static/autograd-catalog.js is missing"));
+      document.head.appendChild(script);
+    });
+  }
+
   function loadCatalog() {
     if (!catalogPromise) {
-      catalogPromise = fetch(contentRoot() + "_static/autograd-catalog.json")
-        .then((response) => {
-          if (!response.ok) throw new Error(`catalog: HTTP ${response.status}`);
-          return response.json();
-        })
-        .then((data) => new AutogradErrors.Catalog(data));
+      catalogPromise = catalogData().then((data) => new AutogradErrors.Catalog(data));
     }
     return catalogPromise;
   }
@@ -39,12 +54,15 @@
   }
 
   // The catalog's prose marks code with `backticks`: show those parts as <code>, as text.
-  function prose(tag, content) {
-    const node = element(tag);
+  function appendProse(node, content) {
     content.split("`").forEach((part, i) => {
       node.appendChild(i % 2 ? element("code", null, part) : document.createTextNode(part));
     });
     return node;
+  }
+
+  function prose(tag, content) {
+    return appendProse(element(tag), content);
   }
 
   function entryLink(entry, content) {
@@ -118,8 +136,7 @@
       const line = element("p", "autograd-not-autograd");
       line.setAttribute("data-not-autograd", elsewhere.kind);
       line.appendChild(element("strong", null, text("notAutograd")));
-      line.appendChild(document.createTextNode(
-        text("notAutogradHint", {kind: elsewhere.kind, hint: elsewhere.hint})));
+      appendProse(line, text("notAutogradHint", {kind: elsewhere.kind, hint: elsewhere.hint}));
       const link = element("a", "autograd-elsewhere-link", elsewhere.url);
       link.href = elsewhere.url;
       line.appendChild(link);
@@ -189,13 +206,35 @@
     return `${fence}\n${paste}\n${fence}`;
   }
 
+  // A string cut at a UTF-16 index may end or begin with half of a surrogate pair (an emoji),
+  // which encodeURIComponent refuses: the cuts move to whole characters, and any lone half
+  // left in the paste itself becomes U+FFFD.
+  const isHigh = (code) => code >= 0xd800 && code <= 0xdbff;
+  const isLow = (code) => code >= 0xdc00 && code <= 0xdfff;
+
+  function head(string, count) {
+    if (string.length <= count) return string;
+    return string.slice(0, isHigh(string.charCodeAt(count - 1)) ? count - 1 : count);
+  }
+
+  function tail(string, count) {
+    if (string.length <= count) return string;
+    const start = string.length - count;
+    return string.slice(isLow(string.charCodeAt(start)) ? start + 1 : start);
+  }
+
+  function wellFormed(string) {
+    return string.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+      "\ufffd");
+  }
+
   function feedbackUrl(query, found) {
-    const paste = query.trim();
+    const paste = wellFormed(query.trim());
     // The tail of a traceback holds the message; GitHub refuses very long addresses.
-    const kept = paste.length > FEEDBACK_PASTE_CHARS ? paste.slice(-FEEDBACK_PASTE_CHARS) : paste;
+    const kept = tail(paste, FEEDBACK_PASTE_CHARS);
     const first = found.matches[0];
     const title = first ? text("feedbackTitleMatch", {id: first.entry.id})
-      : text("feedbackTitleMissing", {line: kept.split("\n").pop().slice(0, 100)});
+      : text("feedbackTitleMissing", {line: head(kept.split("\n").pop(), 100)});
     const body = text("feedbackBody", {
       cut: kept === paste ? "" : text("feedbackCut", {count: FEEDBACK_PASTE_CHARS}),
       paste: fenced(kept),
@@ -207,9 +246,16 @@
 
   function feedbackLine(query, found) {
     if (!repository()) return null;
+    let href;
+    try {
+      href = feedbackUrl(query, found);
+    } catch (error) { // the answer is shown all the same, only without the link
+      console.warn("autograd-errors: no feedback link:", error);
+      return null;
+    }
     const line = element("p", "autograd-feedback", text("feedbackQuestion"));
     const link = element("a", null, text("feedbackLink"));
-    link.href = feedbackUrl(query, found);
+    link.href = href;
     line.appendChild(link);
     line.appendChild(document.createTextNode(text("feedbackAfter")));
     return line;
@@ -220,7 +266,7 @@
   // its logs, and has no length limit of theirs. An older ?q= address is read, then moved.
 
   function fragmentFor(query) {
-    return `#q=${encodeURIComponent(query)}`;
+    return `#q=${encodeURIComponent(wellFormed(query))}`;
   }
 
   function pastedQuery() {
@@ -248,9 +294,10 @@
       loadCatalog()
         .then((catalog) => {
           renderExplanation(results, query, AutogradErrors.explain(query, catalog));
-          // The answer first: the box shrinks to a few lines, the page moves to the answer.
+          // The answer first: the box shrinks to a few lines and the page moves to it, so
+          // that the answer is right under the box, both in view.
           box.classList.add("autograd-compact");
-          results.scrollIntoView({block: "start"});
+          form.scrollIntoView({block: "start"});
         })
         .catch((error) => results.replaceChildren(
           element("p", "autograd-error", text("catalogFailed", {reason: error.message}))));
@@ -272,8 +319,14 @@
 
   // The other paste boxes (the home page's) send the paste to the paste page in the fragment;
   // without script, they send it as ?q=, which the paste page moves to the fragment.
+  // Ctrl+Enter (Cmd+Enter on a Mac) in any paste box explains, as the button does.
   function pasteBoxes() {
     for (const form of document.querySelectorAll("form.autograd-paste")) {
+      form.querySelector("textarea").addEventListener("keydown", (event) => {
+        if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey)) return;
+        event.preventDefault();
+        form.requestSubmit();
+      });
       if (form.id === "autograd-paste-form") continue;
       form.addEventListener("submit", (event) => {
         event.preventDefault();
@@ -348,6 +401,11 @@
 
   function searchPage() {
     if (typeof Search === "undefined" || !document.getElementById("search-results")) return;
+    // Opened as a file, Sphinx's search would fetch each result's page for a summary, which
+    // the browser refuses on file://: there the results are listed without summaries.
+    if (window.location.protocol === "file:" && typeof DOCUMENTATION_OPTIONS !== "undefined") {
+      DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY = false;
+    }
     const stockQuery = Search.query;
     Search.query = (query) => {
       loadCatalog().then((catalog) => {

@@ -1,0 +1,135 @@
+"""`run --diagnose`, as a user runs it: the program's exit code, output and traceback stay its
+own, the culprit follows the answer, the report is one JSON object; what a diagnosis cannot
+see (a DataLoader worker, a thread, a program that does not fail twice) it says."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from diagnosis_helpers import SCRIPTS, line_of
+
+
+def test_a_correct_script_runs_as_under_python(runner, tmp_path):
+    plain = runner.python("correct_training.py", str(tmp_path / "plain.txt"))
+    diagnosed, report = runner.diagnose(
+        tmp_path / "report.json", "correct_training.py", str(tmp_path / "diagnosed.txt")
+    )
+    assert plain.returncode == diagnosed.returncode == 0
+    assert (diagnosed.stdout, diagnosed.stderr) == (plain.stdout, plain.stderr)
+    assert "step 20: loss" in plain.stdout
+    assert report == {"entry": None, "cause": None, "culprits": []}
+    assert (tmp_path / "plain.txt").read_bytes() == (tmp_path / "diagnosed.txt").read_bytes()
+
+
+def test_an_error_outside_the_catalog_gets_no_culprit(runner, tmp_path):
+    plain = runner("run", "not_in_catalog.py")
+    diagnosed, report = runner.diagnose(tmp_path / "report.json", "not_in_catalog.py")
+    assert plain.returncode == diagnosed.returncode == 1
+    assert "mat1 and mat2 shapes cannot be multiplied" in diagnosed.stderr
+    assert (diagnosed.stdout, diagnosed.stderr) == (plain.stdout, plain.stderr)
+    assert report == {"entry": None, "cause": None, "culprits": []}
+
+
+def test_the_answer_comes_first_then_the_culprit(runner, tmp_path):
+    plain = runner("run", "inplace_residual.py")
+    diagnosed, _ = runner.diagnose(tmp_path / "report.json", "inplace_residual.py")
+    assert diagnosed.returncode == plain.returncode == 1
+    assert diagnosed.stdout == plain.stdout
+    # The traceback and the answer are those of `run`; the diagnosis follows them.
+    assert diagnosed.stderr.startswith(plain.stderr)
+    added = diagnosed.stderr[len(plain.stderr) :]
+    script = SCRIPTS / "inplace_residual.py"
+    assert added.startswith("\nautograd-errors: Diagnosis (the program was run again, ")
+    line = line_of(script, "out += identity")
+    culprit = f"  Culprit: inplace_residual.py:{line} (changed in place)\n    out += identity\n"
+    assert culprit in added
+    assert "  Cause: An in-place operation on a tensor an operation saved" in added
+
+
+def test_the_diagnosis_in_chinese(runner):
+    script = SCRIPTS / "leaf_inplace.py"
+    result = runner("run", "--diagnose", "--lang", "zh", "leaf_inplace.py")
+    assert result.returncode == 1
+    added = result.stderr.split("\nautograd-errors: 诊断：\n", 1)[1]
+    line = line_of(script, "w -= learning_rate * w.grad")
+    assert added.startswith(
+        f"  问题代码：leaf_inplace.py:{line} (抛出报错)\n"
+        "    w -= learning_rate * w.grad\n"
+        "    torch 在这里抛出报错，涉及 `w`（[3, 1]）。\n"
+        "  原因：在 `torch.no_grad()` 之外手写梯度更新"
+    )
+    assert "(manual-update)" in added
+
+
+def test_a_dataloader_worker_s_error_names_the_worker_s_line(runner, tmp_path):
+    script = SCRIPTS / "dataloader_worker.py"
+    result, report = runner.diagnose(tmp_path / "report.json", "dataloader_worker.py")
+    assert result.returncode == 1
+    assert report["entry"] == "leaf-inplace"
+    assert report["culprits"] == [
+        {
+            "path": str(script),
+            "line": line_of(script, "point += 0.01 * torch.randn(3)"),
+            "role": "raised",
+            "code": "point += 0.01 * torch.randn(3)",
+        }
+    ]
+    assert (
+        "Raised in DataLoader worker process 0: the line is read from the worker's" in result.stderr
+    )
+
+
+def test_a_thread_s_error_says_what_diagnosis_cannot_see(runner, tmp_path):
+    plain = runner.python("thread_error.py")
+    result, report = runner.diagnose(tmp_path / "report.json", "thread_error.py")
+    assert plain.returncode == result.returncode == 0  # as python: a thread's error is printed
+    assert result.stdout == plain.stdout == "main thread done\n"
+    assert report == {"entry": "inplace-modified", "cause": None, "culprits": []}
+    assert "No culprit found." in result.stderr
+    assert "Raised in thread 'trainer': diagnosis records the main thread only" in result.stderr
+
+
+def test_a_program_that_does_not_fail_again_gets_no_culprit(runner, tmp_path):
+    """The re-run repeats the program's side effects (here, the marker file it writes); when it
+    does not fail again, the diagnosis says so and names no line."""
+    marker = tmp_path / "marker.txt"
+    result, report = runner.diagnose(tmp_path / "report.json", "flaky_first_run.py", str(marker))
+    assert result.returncode == 1
+    assert result.stdout == ""  # the second run's "done" is not the program's output
+    assert marker.read_text(encoding="utf-8") == "ran\nran\n"
+    assert report == {"entry": "inplace-modified", "cause": None, "culprits": []}
+    assert "Run again, the program did not fail" in result.stderr
+
+
+def test_a_module_run_with_m(runner, tmp_path):
+    project = SCRIPTS / "project"
+    result, report = runner.diagnose(tmp_path / "report.json", "-m", "train", cwd=project)
+    assert result.returncode == 1
+    assert report["culprits"][0]["path"] == str(project / "blocks.py")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--report", "r.json", "leaf_inplace.py"], "run: --report goes with --diagnose\n"),
+        (["--diagnose", "--lang", "fr", "leaf_inplace.py"], "--lang must be en or zh, not 'fr'"),
+        (["--lang", "xx", "leaf_inplace.py"], "--lang must be en or zh, not 'xx'"),
+        (["--diagnose", "--report"], "run: --report needs a file\n"),
+        (["--diagnose", "--report", "/nonexistent/r.json", "x.py"], "run: --report: cannot write"),
+    ],
+)
+def test_bad_options_get_one_line_and_exit_code_2(runner, args, message):
+    result = runner("run", *args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_the_report_is_written_whole(runner, tmp_path):
+    report = tmp_path / "report.json"
+    report.write_text("previous", encoding="utf-8")
+    result = runner("run", "--diagnose", f"--report={report}", "leaf_inplace.py")
+    assert result.returncode == 1
+    assert json.loads(report.read_text(encoding="utf-8"))["entry"] == "leaf-inplace"
+    assert [path.name for path in tmp_path.iterdir()] == ["report.json"]  # no temporary left
