@@ -30,6 +30,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Matched part of the wording ({percent}% of it).",
         "zh_CN": "匹配了措辞的一部分（{percent}%）。",
     },
+    "cli.symptom": {
+        "en": "Found by its symptom ({symptom}): this pitfall raises no message of its own.",
+        "zh_CN": "根据症状（{symptom}）找到：这个陷阱本身不会报出任何信息。",
+    },
     "cli.your_line": {"en": "Your line:", "zh_CN": "你的代码行："},
     "cli.also_in_paste": {"en": "Also in this paste:", "zh_CN": "粘贴内容中还有："},
     "cli.shared": {
