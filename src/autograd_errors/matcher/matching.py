@@ -26,8 +26,8 @@ from autograd_errors.messages.normalize import Skeleton, clean, skeleton
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from autograd_errors.catalog.model import Catalog, Entry, NotAutogradKind, Wording
     import autograd_errors.matcher.symptoms as symptoms_module
+    from autograd_errors.catalog.model import Catalog, Entry, NotAutogradKind, Wording
     from autograd_errors.matcher.frames import Frame
     from autograd_errors.messages.templates import TemplateMatch
 
@@ -180,7 +180,6 @@ def _ranked(text: str, catalog: Catalog) -> Explanation:
     # Only a paste without an exact match pays for importing the partial matcher.
     import autograd_errors.matcher.fuzzy as fuzzy
     import autograd_errors.matcher.not_autograd as not_autograd
-
     import autograd_errors.matcher.symptoms as symptoms
 
     pasted, lines = fuzzy.line_words(fuzzy.message_lines(cleaned))

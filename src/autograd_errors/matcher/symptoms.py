@@ -22,7 +22,7 @@ from autograd_errors.matcher.fuzzy import MAX_LINES, words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from autograd_errors.catalog.model import Catalog, Entry, SymptomError
+    from autograd_errors.catalog.model import Catalog, Entry
 
 #: Words that say nothing of a symptom: a paste's and a phrase's words without them are compared.
 STOPWORDS = (
@@ -127,8 +127,11 @@ def by_error(cleaned: str, catalog: Catalog) -> Symptom | None:
 
 def _is_exception_line(name: str) -> bool:
     last = name.rsplit(".", 1)[-1]
-    return bool(last) and last.isidentifier() and last[0].isupper() and (
-        last.endswith(("Error", "Exception", "Warning"))
+    return (
+        bool(last)
+        and last.isidentifier()
+        and last[0].isupper()
+        and (last.endswith(("Error", "Exception", "Warning")))
     )
 
 

@@ -72,7 +72,8 @@ def test_a_nonetype_error_at_a_line_reading_grad_is_grad_is_none(name):
         # the same error without the line that raised it says nothing of .grad
         "AttributeError: 'NoneType' object has no attribute 'data'",
         # .grad_fn is not .grad
-        "    fn = y.grad_fn.next_functions\nAttributeError: 'NoneType' object has no attribute 'next_functions'",
+        "    fn = y.grad_fn.next_functions\n"
+        "AttributeError: 'NoneType' object has no attribute 'next_functions'",
     ],
 )
 def test_the_same_error_elsewhere_is_not_grad_is_none(paste):
