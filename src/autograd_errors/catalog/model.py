@@ -20,7 +20,7 @@ from autograd_errors.messages.templates import Template
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
 
 #: Where the site puts the entry pages, relative to its root.
 PAGES_DIR = "errors"
@@ -383,13 +383,46 @@ class Catalog:
         not_autograd: Sequence[NotAutogradKind] = (),
         docs_pages: Mapping[str, str] | None = None,
     ) -> None:
-        self._entries = {entry.id: entry for entry in entries}
+        self._entries: dict[str, Entry | None] = {entry.id: entry for entry in entries}
+        # A catalog from the cache builds each entry when it is first asked for (``_make``),
+        # and knows each entry's anchors beforehand: the exact matcher asks only for the
+        # entries whose anchor the paste holds, so a cold ``explain`` builds two, not all.
+        self._make: Callable[[str], Entry] | None = None
+        self._anchors: Mapping[str, Sequence[str]] | None = None
         self.not_autograd = tuple(not_autograd)
         #: Page titles by path under docs/stable/ (``notes/autograd``: "Autograd mechanics").
         self.docs_pages = dict(docs_pages or {})
 
+    @classmethod
+    def built_lazily(
+        cls,
+        make: Callable[[str], Entry],
+        anchors: Mapping[str, Sequence[str]],
+        not_autograd: Sequence[NotAutogradKind] = (),
+        docs_pages: Mapping[str, str] | None = None,
+    ) -> Catalog:
+        """The catalog of the entries ``anchors`` names (id -> its wordings' anchors), each
+        built by ``make(id)`` when first used: for records that passed every check already."""
+        catalog = cls([], not_autograd, docs_pages)
+        catalog._entries = dict.fromkeys(sorted(anchors))
+        catalog._make = make
+        catalog._anchors = anchors
+        return catalog
+
     def __iter__(self) -> Iterator[Entry]:
-        return iter(self._entries.values())
+        return (self[entry_id] for entry_id in self._entries)
+
+    def anchored_in(self, text: str) -> Iterator[Entry]:
+        """The entries with a wording whose anchor occurs in ``text`` (and, where the anchors
+        are not known beforehand, every entry): the only ones the exact matcher needs."""
+        if self._anchors is None:
+            return iter(self)
+        anchors = self._anchors
+        return (
+            self[entry_id]
+            for entry_id in self._entries
+            if any(anchor in text for anchor in anchors[entry_id])
+        )
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -398,7 +431,11 @@ class Catalog:
         return entry_id in self._entries
 
     def __getitem__(self, entry_id: str) -> Entry:
-        return self._entries[entry_id]
+        entry = self._entries[entry_id]
+        if entry is None:
+            assert self._make is not None  # only a lazily built catalog holds no entry yet
+            entry = self._entries[entry_id] = self._make(entry_id)
+        return entry
 
     @property
     def ids(self) -> list[str]:

@@ -30,7 +30,7 @@ from autograd_errors.messages.templates import TemplateError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 _ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-")
@@ -135,6 +135,26 @@ def build(
     others = others or {}
     kinds = not_autograd_kinds(others.get(NOT_AUTOGRAD, {}))
     return Catalog(entries, kinds, docs_pages(others.get(DOCS_PAGES, {})))
+
+
+def build_lazily(
+    record: Callable[[str], dict[str, Any]],
+    anchors: dict[str, list[str]],
+    others: dict[str, dict[str, Any]],
+    fallback: Callable[[str], dict[str, Any]],
+) -> Catalog:
+    """The catalog of records that passed :func:`build` before (the cache's), each entry built
+    when first used from ``record(id)``; ``anchors``: each entry's wordings' anchors. A record
+    that does not build is read again from ``fallback(id)``, its TOML: the TOML is the truth."""
+
+    def make(stem: str) -> Entry:
+        try:
+            return _entry(stem, record(stem), anchors[stem])
+        except Exception:  # noqa: BLE001 - whatever is wrong with a cached record
+            return _entry(stem, fallback(stem))
+
+    kinds = not_autograd_kinds(others.get(NOT_AUTOGRAD, {}))
+    return Catalog.built_lazily(make, anchors, kinds, docs_pages(others.get(DOCS_PAGES, {})))
 
 
 def _checked(

@@ -253,7 +253,7 @@ def find_matches(text: str, catalog: Catalog) -> list[Match]:
 def _find_in(sk: Skeleton, catalog: Catalog) -> list[Match]:
     candidates = [
         (found, entry, wording)
-        for entry in catalog
+        for entry in catalog.anchored_in(sk.text)
         for wording in entry.wordings
         if wording.anchor in sk.text
         for found in wording.template.find(sk)

@@ -173,7 +173,9 @@ def one_entry_per_message(catalog: Catalog) -> list[str]:
                 found.append(f"{entry.id} {wording.variant!r}: also a message of {other}")
     owners: dict[tuple[str, ...], list[str]] = {}
     for entry in catalog:
-        claimed = {(" ".join(phrase.lower().split()),) for phrase in entry.symptoms}
+        claimed: set[tuple[str, ...]] = {
+            (" ".join(phrase.lower().split()),) for phrase in entry.symptoms
+        }
         claimed |= {(e.exception, *e.contains, e.code) for e in entry.symptom_errors}
         for key in claimed:
             owners.setdefault(key, []).append(entry.id)
