@@ -11,7 +11,7 @@ Only what the paste page shows is included: every visitor of that page downloads
 
 from __future__ import annotations
 
-from autograd_errors.matcher import fuzzy, matching
+from autograd_errors.matcher import fuzzy, matching, symptoms
 from autograd_errors.messages import normalize, templates
 from autograd_errors.rendering.strings import ENGLISH, releases_text
 
@@ -122,6 +122,13 @@ def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
                 "exception_endings": list(fuzzy.EXCEPTION_ENDINGS),
             },
             "final_stops": templates.FINAL_STOPS,
+            "symptoms": {
+                "stopwords": list(symptoms.STOPWORDS),
+                "max_words": symptoms.MAX_WORDS,
+                "focus_percent": symptoms.FOCUS_PERCENT,
+                "raising_lines": symptoms.RAISING_LINES,
+                "arrow": symptoms.ARROW,
+            },
             "not_autograd": [
                 {
                     "kind": k.name,
@@ -133,6 +140,8 @@ def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
             ],
         },
         "entries": entries,
+        # The silent pitfalls users describe or meet by Python's error (matcher/symptoms.py).
+        "symptoms": _symptoms_json(catalog, language),
         # The words index of fuzzy.py, as built there: the browser does not recompute weights.
         # The wordings' word sequences it makes from their tokens, as fuzzy.py does.
         "words": {
@@ -142,3 +151,33 @@ def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
             "unknown_weight": index.unknown_weight,
         },
     }
+
+
+def _symptoms_json(catalog: Catalog, language: str) -> list[dict[str, Any]]:
+    """The pitfalls with symptoms: what the paste page shows of them, and what finds them."""
+    found = []
+    for entry in catalog:
+        if not (entry.symptoms or entry.symptom_errors):
+            continue
+        text = entry.localized(language, fallback=True)
+        found.append(
+            {
+                "id": entry.id,
+                "title": text.title,
+                "exception": "",
+                "path": entry.path,
+                "cause": text.cause,
+                "fix": text.fix,
+                "details": list(text.details),
+                "hints": [],
+                "retired": None,
+                "wordings": [],
+                # Matched in English, as the Python matcher does: users paste English.
+                "phrases": [entry.title, *entry.symptoms],
+                "errors": [
+                    {"exception": e.exception, "contains": list(e.contains), "code": e.code}
+                    for e in entry.symptom_errors
+                ],
+            }
+        )
+    return found

@@ -512,6 +512,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Matched part of the wording ({percent}% of it).",
         "zh_CN": "匹配了措辞的一部分（{percent}%）。",
     },
+    "paste.symptom": {
+        "en": "Found by its symptom ({symptom}): this pitfall raises no message of its own.",
+        "zh_CN": "根据症状（{symptom}）找到：这个陷阱本身不会报出任何信息。",
+    },
     "paste.why": {"en": "Why. ", "zh_CN": "原因。"},
     "paste.fix": {"en": "Fix. ", "zh_CN": "修复方法。"},
     "paste.readEntry": {

@@ -305,6 +305,8 @@
       }
       this.context = new Set(this.settings.context_wordings.map(([id, v]) => id + "\n" + v));
       this.index = new WordIndex(data.words, this.entries, this.settings.fuzzy);
+      this.symptoms = data.symptoms || [];
+      this.stopwords = new Set(this.settings.symptoms.stopwords);
     }
   }
 
@@ -735,8 +737,113 @@
       .map((f) => makeMatch(f.entry, f.wording, {}, f.coverage, -1, -1));
   }
 
-  // As matching.py's explain: exact matches first; else a non-autograd error; else partial
-  // matches; else near misses.
+  // ---- symptoms.py: a silent pitfall found by Python's error at a line reading its culprit,
+  // or by the words users describe it with; never a message of torch's ---------------------
+
+  function normalWord(word) {
+    return word.length > 3 && word.endsWith("s") && !word.endsWith("ss") ? word.slice(0, -1) : word;
+  }
+
+  function contentWords(text, catalog) {
+    return words(text, catalog.settings.fuzzy.max_raw_words)
+      .filter((word) => !catalog.stopwords.has(word)).map(normalWord);
+  }
+
+  function symptomMatch(entry, text) {
+    const wording = { variant: "symptom", exception: "", releases: "",
+      template: { render: () => text } };
+    return { entry, wording, fields: {}, score: 0, kind: "symptom", start: -1, end: -1,
+      message: text, details: details(entry, {}) };
+  }
+
+  function symptomsByWords(cleaned, catalog) {
+    const s = catalog.settings.symptoms;
+    const pasted = contentWords(cleaned, catalog);
+    if (!pasted.length || pasted.length > s.max_words) return [];
+    const present = new Set(pasted);
+    const found = [];
+    for (const entry of catalog.symptoms) {
+      if (entry.phrases.length < 2) continue; // the title alone: no symptoms of its own
+      const vocabulary = new Set(entry.phrases.flatMap((p) => contentWords(p, catalog)));
+      const focus = Math.floor(pasted.filter((w) => vocabulary.has(w)).length * 100 / pasted.length);
+      if (focus < s.focus_percent) continue;
+      let best = null;
+      for (const phrase of entry.phrases) {
+        const wanted = new Set(contentWords(phrase, catalog));
+        if (wanted.size && [...wanted].every((w) => present.has(w)) &&
+            (best === null || wanted.size > best[0])) best = [wanted.size, phrase];
+      }
+      if (best !== null) found.push({ focus, entry, text: best[1], matched: best[0] });
+    }
+    if (!found.length) return [];
+    // As Python's stable sort with reverse=True: equal ones keep their order.
+    found.sort((a, b) => (b.matched - a.matched) || (b.focus - a.focus));
+    const top = found[0];
+    return found.filter((f) => f.matched === top.matched && f.focus === top.focus)
+      .map((f) => symptomMatch(f.entry, f.text));
+  }
+
+  const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+  const ALNUM = /^[\p{L}\p{N}]$/u;
+
+  function isExceptionName(name) {
+    const last = name.split(".").pop();
+    return IDENTIFIER.test(last) && /^[A-Z]/.test(last) &&
+      ["Error", "Exception", "Warning"].some((ending) => last.endsWith(ending));
+  }
+
+  function raisingLine(lines, error, s) {
+    const first = Math.max(0, error - s.raising_lines);
+    for (let n = error - 1; n >= first; n--) {
+      if (lines[n].replace(/^\s+/, "").startsWith(s.arrow)) return lines[n];
+    }
+    for (let n = error - 1; n >= first; n--) {
+      const line = lines[n];
+      if (line.trim() && ![...line].every((c) => "^~ \t".includes(c))) return line;
+    }
+    return null;
+  }
+
+  // Whether a code line reads the attribute (".grad") of something: not ".grad_fn".
+  function readsAttribute(line, attribute) {
+    let at = line.indexOf(attribute);
+    while (at !== -1) {
+      const after = line.charAt(at + attribute.length);
+      const before = at > 0 ? line.charAt(at - 1) : "";
+      if ((!after || !(ALNUM.test(after) || after === "_")) &&
+          (before === "" || ALNUM.test(before) || "_)]".includes(before))) return true;
+      at = line.indexOf(attribute, at + 1);
+    }
+    return false;
+  }
+
+  function symptomByError(cleaned, catalog) {
+    const s = catalog.settings.symptoms;
+    const errors = catalog.symptoms.flatMap((entry) => entry.errors.map((e) => [entry, e]));
+    if (!errors.length) return null;
+    const all = cleaned.split("\n");
+    const lines = all.slice(Math.max(0, all.length - catalog.settings.fuzzy.max_lines));
+    for (let n = lines.length - 1; n >= 0; n--) {
+      const line = lines[n].trim();
+      const colon = line.indexOf(":");
+      if (colon === -1 || !isExceptionName(line.slice(0, colon))) continue;
+      const exception = line.slice(0, colon).split(".").pop();
+      const message = line.slice(colon + 1);
+      for (const [entry, error] of errors) {
+        if (exception === error.exception && error.contains.every((p) => message.includes(p))) {
+          const raising = raisingLine(lines, n, s);
+          if (raising !== null && readsAttribute(raising, error.code)) {
+            return symptomMatch(entry, `${error.exception}: ${error.contains.join(" ... ")}`);
+          }
+        }
+      }
+      return null; // the paste's last error is another
+    }
+    return null;
+  }
+
+  // As matching.py's explain: exact matches first; else a non-autograd error; else a symptom
+  // error; else partial matches; else a pitfall's symptom words; else near misses.
   function explain(text, catalog) {
     const exact = findMatches(text, catalog);
     const none = { matches: [], nearMisses: [], notAutograd: null };
@@ -752,6 +859,9 @@
     const tail = pasted.slice(Math.max(0, pasted.length - settings.fuzzy.max_words));
     const elsewhere = recogniseNotAutograd(tail, settings.not_autograd);
     if (elsewhere) return Object.assign(none, { notAutograd: elsewhere });
+    const cleaned = clean(text, settings);
+    const met = symptomByError(cleaned, catalog);
+    if (met) return Object.assign(none, { matches: [met] });
     const cut = new Map();
     for (const m of exact) if (!isContext(m, catalog)) cut.set(m.entry.id, m);
     const ranked = partialMatches(pasted, lines, catalog).map((m) => {
@@ -765,6 +875,8 @@
     if (exact.length || ranked.length) {
       return Object.assign(none, { matches: exact.length ? exact : ranked });
     }
+    const described = symptomsByWords(cleaned, catalog);
+    if (described.length) return Object.assign(none, { matches: described });
     return Object.assign(none, {
       nearMisses: fuzzyNearMisses(pasted, catalog.index).slice(0, settings.near_miss_limit),
     });

@@ -89,19 +89,26 @@
     heading.appendChild(document.createTextNode(" "));
     heading.appendChild(element("span", "autograd-id", match.entry.id));
     box.appendChild(heading);
-    const message = element("pre", "autograd-message",
-      `${match.wording.exception}: ${match.message}`);
-    message.tabIndex = 0; // a long message scrolls in its box: keyboard users can scroll it too
-    box.appendChild(message);
+    if (match.kind === "symptom") {
+      // A pitfall raises no message: the symptom it was found by, and no wording.
+      box.appendChild(element("p", "autograd-wording", partialNote(match)));
+    } else {
+      const message = element("pre", "autograd-message",
+        `${match.wording.exception}: ${match.message}`);
+      message.tabIndex = 0; // a long message scrolls in its box: keyboard users can scroll it
+      box.appendChild(message);
+    }
     for (const line of match.details) box.appendChild(prose("p", line));
     box.appendChild(labelled(text("fix"), match.entry.fix, "autograd-fix"));
     box.appendChild(labelled(text("why"), match.entry.cause, "autograd-why"));
     const more = element("p");
     more.appendChild(entryLink(match.entry, text("readEntry")));
     box.appendChild(more);
-    const cut = match.kind === "exact" ? "" : ` ${partialNote(match)}`;
-    box.appendChild(element("p", "autograd-wording",
-      text("wording", {variant: match.wording.variant, releases: match.wording.releases}) + cut));
+    if (match.kind !== "symptom") {
+      const cut = match.kind === "exact" ? "" : ` ${partialNote(match)}`;
+      box.appendChild(element("p", "autograd-wording",
+        text("wording", {variant: match.wording.variant, releases: match.wording.releases}) + cut));
+    }
     const names = Object.keys(match.fields);
     if (names.length) {
       const fields = element("dl", "autograd-fields");
@@ -117,6 +124,7 @@
   // What both pages say about a partial match, and above several that share a fragment:
   // the same words as the command line (rendering/text.py).
   function partialNote(match) {
+    if (match.kind === "symptom") return text("symptom", {symptom: match.message});
     return text("partial", {percent: Math.round(match.score * 100)});
   }
 
@@ -429,9 +437,10 @@
           item.setAttribute("data-search-result", match.entry.id);
           item.appendChild(entryLink(match.entry, match.entry.title));
           item.setAttribute("data-match", match.kind);
-          item.appendChild(element("span", null,
-            ` (${match.entry.id}): ${match.wording.exception}: ${match.message}` +
-            (match.kind === "exact" ? "" : ` ${partialNote(match)}`)));
+          item.appendChild(element("span", null, match.kind === "symptom"
+            ? ` (${match.entry.id}): ${partialNote(match)}`
+            : ` (${match.entry.id}): ${match.wording.exception}: ${match.message}` +
+              (match.kind === "exact" ? "" : ` ${partialNote(match)}`)));
           Search.output.appendChild(item);
           shown.add(match.entry.path.replace(/\.html$/, ""));
         }
