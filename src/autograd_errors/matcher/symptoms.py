@@ -4,7 +4,9 @@ line that reads its culprit. Never an exact match of a message: neither is torch
 - **Words.** ``symptoms`` in a pitfall's record, with its title, are phrases users write for it
   (".grad is None after backward()", "loss is nan after a few epochs"). A short paste that
   holds every content word of one of them (STOPWORDS aside, a plural as its singular), and is
-  mostly the pitfall's words (FOCUS_PERCENT of its content words), is a symptom match.
+  mostly the pitfall's words (FOCUS_PERCENT of its content words), is a symptom match; not a
+  paste with an exception line (``AssertionError: grad should not be None`` is a message of
+  torch's that no entry explains, not a user's description).
 - **Errors.** ``[[symptom_error]]``: the paste's error line is ``exception`` holding each of
   ``contains``, and the line that raised it (the traceback's code line, IPython's ``--->``
   line, or the line above) reads the attribute ``code``: ``p.grad.data.zero_()`` raising
@@ -76,8 +78,8 @@ class Symptom:
 def by_words(text: str, catalog: Catalog) -> list[Symptom]:
     """The pitfalls whose symptom phrase the paste is: best first (ties all listed)."""
     pasted = content_words(text)
-    if not pasted or len(pasted) > MAX_WORDS:
-        return []
+    if not pasted or len(pasted) > MAX_WORDS or _names_an_exception(text):
+        return []  # an error message no entry matched is no description of a pitfall
     present = set(pasted)
     found: list[tuple[int, Symptom]] = []
     for entry in catalog:
@@ -123,6 +125,15 @@ def by_error(cleaned: str, catalog: Catalog) -> Symptom | None:
                     return Symptom(entry, error.message, len(error.contains))
         return None  # the paste's last error is another
     return None
+
+
+def _names_an_exception(text: str) -> bool:
+    """Whether a line of ``text`` opens with an exception or warning class and a colon."""
+    for line in text.split("\n"):
+        name, colon, _ = line.strip().partition(":")
+        if colon and _is_exception_line(name):
+            return True
+    return False
 
 
 def _is_exception_line(name: str) -> bool:

@@ -55,6 +55,7 @@ SYMPTOM_PASTES = [
     "    fn = y.grad_fn.next_functions\n"
     "AttributeError: 'NoneType' object has no attribute 'next_functions'",
     "Why is my param.grad None after loss.backward()?",
+    "AssertionError: grad should not be None",
     "loss becomes nan after a few epochs",
     "GPU memory keeps increasing every iteration",
     "grad is None\n"

@@ -19,7 +19,7 @@ import pytest
 import torch
 
 from autograd_errors import catalog
-from autograd_errors.matcher.matching import find_matches
+from autograd_errors.matcher.matching import find_entries, find_matches
 
 REPO = Path(__file__).resolve().parents[3]
 DATA = REPO / "data" / "inventory"
@@ -453,3 +453,16 @@ def test_the_page_is_in_the_sites_toctree():
     toctree = index.split("```{toctree}", 1)[1].split("```", 1)[0]
     assert "\ncoverage\n" in toctree
     assert ".. autograd-coverage::" in (REPO / "docs" / "coverage.md").read_text(encoding="utf-8")
+
+
+def test_no_message_of_torchs_is_taken_for_a_pitfalls_symptom():
+    """A pitfall's symptom words are users' descriptions: a message torch raises that no entry
+    covers ("AssertionError: grad should not be None") is no description of one."""
+    described = []
+    for record in RECORDS:
+        if record["covered_by"]:
+            continue
+        text = f"{record['exception'] or 'RuntimeError'}: {inventory.render(record['template'])}"
+        if any(m.kind == "symptom" for m in find_entries(text, CATALOG).matches):
+            described.append(record["id"])
+    assert described == []

@@ -119,6 +119,12 @@ def test_a_pitfalls_title_or_symptom_words_find_it(paste, entry_id):
         "How do I compute the Hessian of a network with respect to its inputs?",
         "the loss does not decrease",
         "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB",
+        # Messages of torch's that no entry explains, in a pitfall's words: no description
+        # (torch/optim/_adafactor.py, torch/distributed/fsdp/_fully_shard/_fsdp_param.py,
+        # torch/csrc/autograd/python_engine.cpp: data/inventory/messages.json).
+        "AssertionError: grad should not be None",
+        "AssertionError: Expects unsharded_param.grad to not be None",
+        "RuntimeError: element 1 of gradients tuple is not a Tensor or None",
         # a long text that mentions the words among many others is not a description of them
         "I train a GAN on CelebA with a batch of 64 and the grad is None for the generator's "
         "first layer only when I use spectral norm with two discriminators and mixed precision",

@@ -760,6 +760,12 @@
     const s = catalog.settings.symptoms;
     const pasted = contentWords(cleaned, catalog);
     if (!pasted.length || pasted.length > s.max_words) return [];
+    // An error message no entry matched is no description of a pitfall.
+    if (cleaned.split("\n").some((line) => {
+      const trimmed = line.trim();
+      const colon = trimmed.indexOf(":");
+      return colon !== -1 && isExceptionName(trimmed.slice(0, colon));
+    })) return [];
     const present = new Set(pasted);
     const found = [];
     for (const entry of catalog.symptoms) {
