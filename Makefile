@@ -12,6 +12,8 @@ SPHINX := $(BIN)/sphinx-build -W --keep-going -n -c . docs _build/html
 # It reuses the gallery's outputs of the English build (their scripts are unchanged).
 SPHINX_ZH := $(BIN)/sphinx-build -W --keep-going -n -c . -D language=zh_CN docs _build/html/zh_CN
 PORT ?= 8000
+# The workers `make test` runs the tests on (pytest-xdist): this machine has two cores.
+TEST_WORKERS ?= 2
 
 .PHONY: setup docs serve test lint bench matrix record browser clean mutate translations
 
@@ -62,7 +64,7 @@ test: $(INSTALLED) browser
 	$(BIN)/ruff check --no-cache .
 	$(BIN)/ruff format --no-cache --check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import copy_project, sphinx_build
+from helpers import copy_project, shared_directory, sphinx_build
 
 from autograd_errors import catalog
 
@@ -71,17 +71,10 @@ def cli(cli_env: dict[str, str]) -> Cli:
 # The tests that rebuild on purpose do it in a copy of their own (`rebuilt_project`).
 
 
-def _shared_directory(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A directory all the run's workers share (the workers' own are inside it)."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-
-
 def _built_once(
     shared: Path, name: str, build: Callable[[], subprocess.CompletedProcess[str]]
 ) -> None:
-    """Run ``build`` once for the whole run (whichever worker comes first, the others waiting
-    on the lock); each caller fails with its output if it failed."""
+    """Run ``build`` once for the whole run; each caller fails with its output if it failed."""
     import fcntl
 
     done = shared / f"{name}.built.json"
@@ -102,7 +95,7 @@ def _built_once(
 @pytest.fixture(scope="session")
 def site_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The run's copy of the project, the site built in it (read it only: see above)."""
-    shared = _shared_directory(tmp_path_factory)
+    shared = shared_directory(tmp_path_factory)
     target = shared / "site-project"
     _built_once(shared, "project", lambda: _copied(target))
     return target
@@ -116,7 +109,7 @@ def _copied(target: Path) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="session")
 def site(site_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The English site, built from scratch as `make docs` builds it."""
-    shared = _shared_directory(tmp_path_factory)
+    shared = shared_directory(tmp_path_factory)
     _built_once(shared, "site", lambda: sphinx_build(site_project))
     return site_project / "_build" / "html"
 
@@ -125,7 +118,7 @@ def site(site_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def zh_site(site_project: Path, site: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The Chinese site, built after the English one as `make docs` builds it."""
     arguments = ("-D", "language=zh_CN", "docs", "_build/html/zh_CN")
-    shared = _shared_directory(tmp_path_factory)
+    shared = shared_directory(tmp_path_factory)
     _built_once(shared, "zh-site", lambda: sphinx_build(site_project, *arguments))
     return site / "zh_CN"
 

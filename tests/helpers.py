@@ -11,9 +11,11 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).parent.parent
@@ -261,3 +263,31 @@ def english_left(
     runs = re.findall(r"(?<![\w.-])[A-Za-z]{2,}(?:[ ,]+[A-Za-z]{2,}){2,}(?![\w.-])", shown)
     sentences = [run for run in runs if not all(w[0].isupper() for w in re.findall(r"\w+", run))]
     return sorted(left) + sentences
+
+
+# Once for the whole run, under pytest-xdist too ------------------------------------------------
+
+
+def shared_directory(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory all the run's workers share (the workers' own are inside it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def once_per_run(
+    tmp_path_factory: pytest.TempPathFactory, name: str, compute: Callable[[], object]
+) -> object:
+    """``compute()`` once for the whole run, whichever worker comes first (the others wait on
+    the lock), and its result, as JSON, for every caller."""
+    import fcntl
+
+    shared = shared_directory(tmp_path_factory)
+    done = shared / f"{name}.json"
+    with (shared / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            result = compute()
+            partial = done.with_suffix(".partial")
+            partial.write_text(json.dumps(result), encoding="utf-8")
+            partial.replace(done)
+    return json.loads(done.read_text(encoding="utf-8"))

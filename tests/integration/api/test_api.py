@@ -118,17 +118,17 @@ def test_repr_html_is_what_the_ipython_extension_shows():
     error = _caught("x = torch.ones(2, requires_grad=True)\nx += 1")
     answer = autograd_errors.explain(error)
     html = answer._repr_html_()
-    assert html == CellAnswer(answer)._repr_html_()
+    assert html == CellAnswer(answer, "en")._repr_html_()
     assert "In-place change to a leaf tensor that requires grad" in html
     assert (
         'href="https://autograd-errors.readthedocs.io/en/latest/errors/inplace/leaf-inplace.html"'
         in html
     )
-    assert "<details><summary>More</summary>" in html
+    assert "<details><summary>Every common cause, why torch raises it" in html
 
 
 def test_repr_html_of_no_match_says_so():
     html = autograd_errors.explain(KeyError("lr"))._repr_html_()
-    assert html.startswith('<div class="autograd-errors"><pre>No entry matches this text.')
+    assert html.startswith('<div class="autograd-errors"><div>No entry matches this text.')
     html = autograd_errors.explain(OOM_PASTE)._repr_html_()
     assert "Not an autograd error (cuda-out-of-memory)" in html

@@ -140,6 +140,16 @@ def short_answer(
     return lines
 
 
+def on(releases) -> str:
+    """A cause's releases, said after it when they are not all of them."""
+    since, until = releases.since, releases.until
+    if since and until:
+        return f" (On torch {since} to {until}.)" if since != until else f" (On torch {since}.)"
+    if since:
+        return f" (On torch {since} and later.)"
+    return f" (On torch releases up to {until}.)" if until else ""
+
+
 def verbose_answer(
     entry_id: str,
     *,
@@ -168,8 +178,9 @@ def verbose_answer(
             lines += fill(sentence, width, "    ")
     lines += ["", "  Common causes, most common first"]
     for number, cause in enumerate(entry.causes, 1):
-        assert (cause.releases.since, cause.releases.until) == (None, None)  # every release
-        lines += fill(f"{number}. {cause.text}", width, "    ", hanging="       ")
+        lines += fill(
+            f"{number}. {cause.text}{on(cause.releases)}", width, "    ", hanging="       "
+        )
         lines += fill(f"Fix: {cause.fix}", width, "       ")
     lines += ["", "  Why", *fill(entry.cause, width, "    ")]
     lines += ["  Fix", *fill(entry.fix, width, "    ")]
@@ -199,7 +210,13 @@ def json_answer(
                 "why": entry.cause,
                 "fix": entry.fix,
                 "causes": [
-                    {"id": c.id, "text": c.text, "fix": c.fix, "since": None, "until": None}
+                    {
+                        "id": c.id,
+                        "text": c.text,
+                        "fix": c.fix,
+                        "since": c.releases.since,
+                        "until": c.releases.until,
+                    }
                     for c in entry.causes
                 ],
                 "docs": list(record.docs),
@@ -346,23 +363,14 @@ def test_a_notebook_shows_the_answer_in_html_with_everything_one_click_away(cli_
         execute(client, "import torch\n%load_ext autograd_errors")
         outputs = [o["data"] for o in execute(client, LEAF) if o["type"] == "display_data"]
     (data,) = outputs
+    # The HTML reads like the site (tests/integration/ipython checks its form); here: the same
+    # answer, its title linked to the same page, every short-answer line's words in it.
     entry = texts("leaf-inplace")
-    body = short_answer("leaf-inplace", width=10_000, frame=None, fields={})[1:]
-    more = verbose_answer(
-        "leaf-inplace",
-        width=88,
-        frame=None,
-        fields={},
-        message=MESSAGES_2_13["leaf-inplace"]["message"],
-    )
-    assert data["text/html"] == (
-        '<div class="autograd-errors">'
-        f'<strong><a href="{url("leaf-inplace")}" target="_blank" rel="noopener">'
-        f"{html.escape(entry.title)}</a></strong> <code>leaf-inplace</code>"
-        + "".join(f"<div>{html.escape(line.strip())}</div>" for line in body)
-        + f"<details><summary>More</summary><pre>{html.escape(chr(10).join(more))}</pre>"
-        "</details></div>"
-    )
+    page = html.unescape(re.sub(r"<[^>]+>", "", data["text/html"]))
+    assert f'<a href="{url("leaf-inplace")}"' in data["text/html"]
+    assert page.startswith(entry.title)
+    for line in short_answer("leaf-inplace", width=10_000, frame=None, fields={})[1:]:
+        assert line.strip().replace("`", "").split(": ", 1)[-1] in page.replace("`", "")
     shown = data["text/plain"].removeprefix("autograd-errors: ")
     answer, frame = cell_answer(shown)
     assert answer == leaf_answer(88)
