@@ -2,11 +2,13 @@
 
 Each run is a new interpreter, as when a user types the command. Runs alternate between the two
 commands so that machine load affects both alike; the figure is the ratio of the medians.
-The issue's budget is 2.5.
+Issue 24's budget is 2.0.
 
 As after ``pip install``, the package's bytecode is compiled before timing (one warm-up run with
 bytecode writing allowed, whatever PYTHONDONTWRITEBYTECODE says); that run also fills the
-catalog cache, as any first use does.
+catalog cache, as any first use does. The cache is a temporary directory of the benchmark's own:
+another checkout's ``explain`` replaces the shared cache's file with its own catalog's, which
+would make every timed run a first one.
 
     python benchmarks/cold_start.py [--runs N]
 """
@@ -18,6 +20,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 MESSAGE = "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation."
@@ -37,17 +40,19 @@ def main() -> None:
     runs = parser.parse_args().runs
     bare = [sys.executable, "-c", "pass"]
     explain = [sys.executable, "-m", "autograd_errors", "explain", MESSAGE]
-    writing_bytecode = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    timed(explain, env=writing_bytecode)
-    bare_times, explain_times = [], []
-    for _ in range(runs):
-        bare_times.append(timed(bare))
-        explain_times.append(timed(explain))
+    with tempfile.TemporaryDirectory() as cache:
+        own_cache = {**os.environ, "AUTOGRAD_ERRORS_CACHE_DIR": cache}
+        writing_bytecode = {k: v for k, v in own_cache.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        timed(explain, env=writing_bytecode)
+        bare_times, explain_times = [], []
+        for _ in range(runs):
+            bare_times.append(timed(bare))
+            explain_times.append(timed(explain, env=own_cache))
     bare_ms = statistics.median(bare_times) * 1000
     explain_ms = statistics.median(explain_times) * 1000
     print(f"python -c pass           median {bare_ms:6.1f} ms over {runs} runs")
     print(f"python -m autograd_errors explain  median {explain_ms:6.1f} ms over {runs} runs")
-    print(f"ratio {explain_ms / bare_ms:.2f} (budget 2.5)")
+    print(f"ratio {explain_ms / bare_ms:.2f} (budget 2.0)")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ Where the messages come from, per release:
 - Python: every ``.py`` file of the area in the wheel, parsed with :mod:`ast`: ``raise X(...)``,
   ``warnings.warn(...)``, ``@deprecated(message)``, ``assert cond, message``,
   ``torch._check*(cond, lambda: message)``, an exception made to be raised later
-  (``DelayedError(message)``) and DDP's ``_log_and_throw(RuntimeError, message)``;
+  (``DelayedError(message)``), DDP's ``_log_and_throw(RuntimeError, message)`` and
+  functorch's ``disable_saved_tensors_hooks(message)``;
   f-strings, ``%`` and ``str.format`` give templates with a placeholder per inserted value, and
   a message built in a variable first (``msg = f"..."; raise X(msg)``) is followed to it.
   Locations are exact (file:line in that wheel).
@@ -37,12 +38,14 @@ Where the messages come from, per release:
 
 What "the autograd area" includes, and what is left out, is ``AREA`` below; its edges: the
 Tensor methods of autograd (``torch/_tensor.py``), ``nn.Parameter`` and ``nn.Buffer``, the
-custom-op autograd registration (``torch/_library/autograd.py``), the older ``torch.cuda.amp`` and
-``torch.cpu.amp`` shims, the tensor metadata checks of ``c10/core/TensorImpl`` (``.data`` /
-``.detach()`` metadata changes, inference tensors, ``requires_grad``), DDP's reducer and logger;
-not the profiler (``torch/autograd/profiler*``, ``torch/csrc/autograd/profiler*``), not the rest
-of ``torch.distributed`` (RPC, c10d, DTensor, pipelining, elastic, checkpointing of state). A file
-outside the area where a catalog entry's message lives contributes that message only.
+custom-op autograd registration (``torch/_library/autograd.py``), the serialisation of tensors
+that require grad across processes (``torch/multiprocessing/reductions.py``), the older
+``torch.cuda.amp`` and ``torch.cpu.amp`` shims, the tensor metadata checks of
+``c10/core/TensorImpl`` (``.data`` / ``.detach()`` metadata changes, inference tensors,
+``requires_grad``), DDP's reducer and logger; not the profiler (``torch/autograd/profiler*``,
+``torch/csrc/autograd/profiler*``), not the rest of ``torch.distributed`` (RPC, c10d, DTensor,
+pipelining, elastic, checkpointing of state). A file outside the area where a catalog entry's
+message lives contributes that message only.
 
 Left out as nobody sees them: C++ internal asserts (``INTERNAL ASSERT FAILED``, what
 ``TORCH_INTERNAL_ASSERT`` prints), Python ``raise`` and ``assert`` without a message, messages
@@ -108,6 +111,7 @@ AREA = Area(
         "torch/_functorch/",
         "torch/_tensor.py",
         "torch/_library/autograd.py",
+        "torch/multiprocessing/reductions.py",
     ),
     cpp=(
         "torch/csrc/autograd/",
@@ -297,7 +301,8 @@ def reverse_pattern(template: str) -> re.Pattern[str]:
             chunks.append("")
         pos = match.end()
     chunks[-1] += template[pos:]
-    return re.compile(".{1,300}?".join(re.escape("".join(c.split())) for c in chunks))
+    # A value may be empty (gradcheck's "Jacobian {mode}mismatch", mode "") or a whole tensor.
+    return re.compile(".{0,1000}?".join(re.escape("".join(c.split())) for c in chunks))
 
 
 def message_id(template: str) -> str:
@@ -387,6 +392,10 @@ class _Messages(ast.NodeVisitor):
         elif len(node.args) > 1 and _is_error_class(_callee(node.args[0]) or ""):
             # DDP's self._log_and_throw(RuntimeError, message)
             self._add(node.args[1], _callee(node.args[0]), node.lineno)
+        elif callee == "disable_saved_tensors_hooks" and node.args:
+            # torch.autograd.graph.disable_saved_tensors_hooks(message) raises it as a
+            # RuntimeError where hooks are registered (functorch's transforms).
+            self._add(node.args[0], "RuntimeError", node.lineno)
         elif callee and _is_error_class(callee):
             # Raised, or made to be raised later (``DelayedError(message)``, ``err = X(...)``).
             self._add(_message_argument(node), callee, node.lineno)
@@ -442,7 +451,11 @@ class _Messages(ast.NodeVisitor):
                 return base
             return _format_parts(base[0])
         if isinstance(node, ast.Name):
-            assigned = self._scopes[-1].get(node.id) or self._scopes[0].get(node.id)
+            # The innermost scope that assigns it: a closure reads its enclosing function's
+            # (functorch's message, passed on by a nested function), then the module's.
+            assigned = next(
+                (scope[node.id] for scope in reversed(self._scopes) if node.id in scope), None
+            )
             if assigned:
                 before = [value for line, value in assigned if line <= node.lineno]
                 if before:

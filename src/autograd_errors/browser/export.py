@@ -1,16 +1,17 @@
 """The catalog as the browser's matcher reads it (``_static/autograd-catalog.json``).
 
-Templates are exported already parsed (as tokens: literal text and placeholders, and as the
-whitespace-free parts matching uses), so the JavaScript matcher (``static/autograd-matcher.js``)
-needs no template parser of its own; the matching settings and the cleaning constants (line
-markers, closers, escape codes, control characters) are exported from the Python constants, so
-both matchers run on the same numbers and characters: the JavaScript copies none of them.
+Templates are exported already parsed (as tokens: literal text and placeholders; the matcher
+makes the whitespace-free parts it matches from them, as ``templates.py`` does), so the
+JavaScript matcher (``static/autograd-matcher.js``) needs no template parser of its own; the
+matching settings and the cleaning constants (line markers, closers, escape codes, control
+characters) are exported from the Python constants, so both matchers run on the same numbers and
+characters: the JavaScript copies none of them.
 Only what the paste page shows is included: every visitor of that page downloads it.
 """
 
 from __future__ import annotations
 
-from autograd_errors.matcher import causes, frames, fuzzy, matching, tracebacks
+from autograd_errors.matcher import causes, frames, fuzzy, matching, symptoms, tracebacks
 from autograd_errors.messages import normalize, templates
 from autograd_errors.rendering import evidence
 from autograd_errors.rendering.strings import ENGLISH, releases_text, with_releases
@@ -22,10 +23,10 @@ if TYPE_CHECKING:
     from autograd_errors.catalog.model import Catalog, Cause
 
 
-def _part(part: str | templates.Placeholder) -> str | dict[str, Any]:
-    if isinstance(part, str):
-        return part
-    return {"name": part.name, "kind": part.kind.name, "ends_at_break": part.ends_at_break}
+def _token(token: str | templates.Placeholder) -> str | dict[str, Any]:
+    if isinstance(token, str):
+        return token
+    return {"name": token.name, "kind": token.kind.name}
 
 
 def _cause(cause: Cause, language: str) -> dict[str, Any]:
@@ -80,8 +81,8 @@ def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
                         "form": w.form,
                         "exception": w.exception,
                         "releases": releases_text(w.releases.since, w.releases.until, language),
-                        "tokens": [_part(t) for t in w.template.tokens],
-                        "parts": [_part(p) for p in w.template.parts],
+                        # The matcher makes the parts it matches from these, as templates.py.
+                        "tokens": [_token(t) for t in w.template.tokens],
                     }
                     for w in entry.wordings
                 ],
@@ -121,11 +122,28 @@ def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
                     "INSERT_COST",
                     "MIN_SCORE",
                     "MIN_ANCHORS",
+                    "EVIDENCE_PERCENT",
+                    "STRONG_SCORE",
+                    "STRONG_EVIDENCE_PERCENT",
+                    "PREFIX_ANCHORS",
                     "SHARED_PERCENT",
                     "MAX_PARTIAL",
                     "NEAR_MISS_PERCENT",
                     "NEAR_MISS_WEIGHT",
                 )
+            }
+            | {
+                "traceback_lines": list(fuzzy.TRACEBACK_LINES),
+                "triggered": fuzzy.TRIGGERED,
+                "exception_endings": list(fuzzy.EXCEPTION_ENDINGS),
+            },
+            "final_stops": templates.FINAL_STOPS,
+            "symptoms": {
+                "stopwords": list(symptoms.STOPWORDS),
+                "max_words": symptoms.MAX_WORDS,
+                "focus_percent": symptoms.FOCUS_PERCENT,
+                "raising_lines": symptoms.RAISING_LINES,
+                "arrow": symptoms.ARROW,
             },
             "frames": {
                 "library_parts": list(frames.LIBRARY_PARTS),
@@ -156,12 +174,44 @@ def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
             ],
         },
         "entries": entries,
+        # The silent pitfalls users describe or meet by Python's error (matcher/symptoms.py).
+        "symptoms": _symptoms_json(catalog, language),
         # The words index of fuzzy.py, as built there: the browser does not recompute weights.
+        # The wordings' word sequences it makes from their tokens, as fuzzy.py does.
         "words": {
             "weights": list(index.weights.items()),
             "common": sorted(index.common),
             "boilerplate": index.boilerplate,
-            "wordings": [[entry.id, wording.variant] for entry, wording in index.wordings],
-            "sequences": index.sequences,
+            "unknown_weight": index.unknown_weight,
         },
     }
+
+
+def _symptoms_json(catalog: Catalog, language: str) -> list[dict[str, Any]]:
+    """The pitfalls with symptoms: what the paste page shows of them, and what finds them."""
+    found = []
+    for entry in catalog:
+        if not (entry.symptoms or entry.symptom_errors):
+            continue
+        text = entry.localized(language, fallback=True)
+        found.append(
+            {
+                "id": entry.id,
+                "title": text.title,
+                "exception": "",
+                "path": entry.path,
+                "cause": text.cause,
+                "fix": text.fix,
+                "details": list(text.details),
+                "hints": [],
+                "retired": None,
+                "wordings": [],
+                # Matched in English, as the Python matcher does: users paste English.
+                "phrases": [entry.title, *entry.symptoms],
+                "errors": [
+                    {"exception": e.exception, "contains": list(e.contains), "code": e.code}
+                    for e in entry.symptom_errors
+                ],
+            }
+        )
+    return found

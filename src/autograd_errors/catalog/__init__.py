@@ -24,6 +24,7 @@ from autograd_errors.catalog.model import (
     NotAutogradKind,
     Retirement,
     Signs,
+    SymptomError,
     Wording,
     english_texts,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "NotAutogradKind",
     "Retirement",
     "Signs",
+    "SymptomError",
     "Wording",
     "english_texts",
     "form_overlaps",

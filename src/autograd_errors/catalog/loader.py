@@ -9,12 +9,13 @@ covers them all, and one cache file holds them all.
 
 from __future__ import annotations
 
+import marshal
 import os
 import sys
 import zlib
 
 import autograd_errors.catalog.cache as cache
-from autograd_errors.catalog.schema import OTHER_RECORDS, CatalogError, build
+from autograd_errors.catalog.schema import OTHER_RECORDS, CatalogError, build, build_lazily
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ ENTRIES_DIR = os.path.join(_PACKAGE_DIR, "entries")
 #: The catalog's other records, beside this module.
 RECORDS_DIR = os.path.dirname(os.path.abspath(__file__))
 #: The version of what the cache holds: a change of the records' shape in the cache bumps it.
-_SCHEMA = 4
+_SCHEMA = 5
 
 
 def load(directory: str | None = None, *, use_cache: bool = True) -> Catalog:
@@ -37,10 +38,9 @@ def load(directory: str | None = None, *, use_cache: bool = True) -> Catalog:
     blobs = _read_records(directory or ENTRIES_DIR)
     others = [(name, _read(os.path.join(RECORDS_DIR, f"{name}.toml"))) for name in OTHER_RECORDS]
     checksum = _checksum(blobs + [(f"/{name}", blob) for name, blob in others])
-    stems = [stem for stem, _ in blobs]
     path = cache.cache_file(checksum) if use_cache else None
     if path:
-        catalog = _from_cache(path, checksum, stems)
+        catalog = _from_cache(path, checksum, dict(blobs))
         if catalog is not None:
             return catalog
     records = {stem: _parse_toml(stem, blob) for stem, blob in blobs}
@@ -48,19 +48,30 @@ def load(directory: str | None = None, *, use_cache: bool = True) -> Catalog:
     catalog = build(records, others=parsed_others)  # only records that pass every check are cached
     if path:
         anchors = {entry.id: [w.anchor for w in entry.wordings] for entry in catalog}
-        data = {"records": records, "anchors": anchors, "others": parsed_others}
+        # Each record marshalled on its own: a cold start unmarshals only the entries it uses.
+        packed = {stem: marshal.dumps(record) for stem, record in records.items()}
+        data = {"records": packed, "anchors": anchors, "others": parsed_others}
         cache.write(path, checksum, data)
     return catalog
 
 
-def _from_cache(path: str, checksum: str, stems: list[str]) -> Catalog | None:
+def _from_cache(path: str, checksum: str, blobs: dict[str, bytes]) -> Catalog | None:
+    """The cached catalog, its entries built when first used; None: the cache does not serve."""
     data = cache.read(path, checksum)
     if data is None:
         return None
     try:
-        if list(data["records"]) != stems:
+        packed, anchors, others = data["records"], data["anchors"], data["others"]
+        if list(packed) != list(blobs) or sorted(anchors) != sorted(blobs):
             return None
-        return build(data["records"], data["anchors"], data["others"])
+        if not all(isinstance(record, bytes) for record in packed.values()):
+            return None
+        return build_lazily(
+            lambda stem: marshal.loads(packed[stem]),
+            anchors,
+            others,
+            lambda stem: _parse_toml(stem, blobs[stem]),
+        )
     except Exception:  # noqa: BLE001 - whatever is wrong with a cache, the TOML is the truth
         return None
 

@@ -20,7 +20,7 @@ from autograd_errors.messages.templates import Template
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
 
 #: Where the site puts the entry pages, relative to its root.
 PAGES_DIR = "errors"
@@ -182,6 +182,26 @@ class Cause:
         return f"Cause({self.id!r})"
 
 
+class SymptomError:
+    """An error users meet a silent pitfall by, though it is not its message: Python's error
+    at a line that reads the culprit (``AttributeError: 'NoneType' object has no attribute
+    'data'`` where the line reads ``p.grad.data``). A ``[[symptom_error]]`` table: the error
+    ends the paste, its line holds every one of ``contains``, the line that raised it reads
+    the attribute ``code``."""
+
+    __slots__ = ("code", "contains", "exception")
+
+    def __init__(self, exception: str, contains: tuple[str, ...], code: str) -> None:
+        self.exception = exception
+        self.contains = contains
+        self.code = code
+
+    @property
+    def message(self) -> str:
+        """What a match shows as its message."""
+        return f"{self.exception}: {' ... '.join(self.contains)}"
+
+
 class Retirement:
     """For a message current torch no longer raises: the last release known to raise it."""
 
@@ -209,6 +229,8 @@ class Entry:
         "related",
         "retired",
         "section",
+        "symptom_errors",
+        "symptoms",
         "title",
         "translations",
         "wordings",
@@ -232,6 +254,8 @@ class Entry:
         retired: Retirement | None = None,
         needs: str | None = None,
         docs: tuple[str, ...] = (),
+        symptoms: tuple[str, ...] = (),
+        symptom_errors: tuple[SymptomError, ...] = (),
     ) -> None:
         self.id = id
         self.kind = kind  # "error" (raises or warns) or "pitfall" (silent)
@@ -248,6 +272,10 @@ class Entry:
         self.retired = retired
         self.needs = needs  # hardware the repro needs ("cuda"), or None: any machine
         self.docs = docs  # the PyTorch documentation that explains the mechanism
+        # How users describe a pitfall, matched by words (never as a message: they are the
+        # users' words, not torch's); and the errors they meet it by.
+        self.symptoms = symptoms
+        self.symptom_errors = symptom_errors
         #: By language: the record's [zh_CN] table, checked (see :mod:`.translations`).
         self.translations: dict[str, Translation] = {}
 
@@ -404,13 +432,46 @@ class Catalog:
         not_autograd: Sequence[NotAutogradKind] = (),
         docs_pages: Mapping[str, str] | None = None,
     ) -> None:
-        self._entries = {entry.id: entry for entry in entries}
+        self._entries: dict[str, Entry | None] = {entry.id: entry for entry in entries}
+        # A catalog from the cache builds each entry when it is first asked for (``_make``),
+        # and knows each entry's anchors beforehand: the exact matcher asks only for the
+        # entries whose anchor the paste holds, so a cold ``explain`` builds two, not all.
+        self._make: Callable[[str], Entry] | None = None
+        self._anchors: Mapping[str, Sequence[str]] | None = None
         self.not_autograd = tuple(not_autograd)
         #: Page titles by path under docs/stable/ (``notes/autograd``: "Autograd mechanics").
         self.docs_pages = dict(docs_pages or {})
 
+    @classmethod
+    def built_lazily(
+        cls,
+        make: Callable[[str], Entry],
+        anchors: Mapping[str, Sequence[str]],
+        not_autograd: Sequence[NotAutogradKind] = (),
+        docs_pages: Mapping[str, str] | None = None,
+    ) -> Catalog:
+        """The catalog of the entries ``anchors`` names (id -> its wordings' anchors), each
+        built by ``make(id)`` when first used: for records that passed every check already."""
+        catalog = cls([], not_autograd, docs_pages)
+        catalog._entries = dict.fromkeys(sorted(anchors))
+        catalog._make = make
+        catalog._anchors = anchors
+        return catalog
+
     def __iter__(self) -> Iterator[Entry]:
-        return iter(self._entries.values())
+        return (self[entry_id] for entry_id in self._entries)
+
+    def anchored_in(self, text: str) -> Iterator[Entry]:
+        """The entries with a wording whose anchor occurs in ``text`` (and, where the anchors
+        are not known beforehand, every entry): the only ones the exact matcher needs."""
+        if self._anchors is None:
+            return iter(self)
+        anchors = self._anchors
+        return (
+            self[entry_id]
+            for entry_id in self._entries
+            if any(anchor in text for anchor in anchors[entry_id])
+        )
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -419,7 +480,11 @@ class Catalog:
         return entry_id in self._entries
 
     def __getitem__(self, entry_id: str) -> Entry:
-        return self._entries[entry_id]
+        entry = self._entries[entry_id]
+        if entry is None:
+            assert self._make is not None  # only a lazily built catalog holds no entry yet
+            entry = self._entries[entry_id] = self._make(entry_id)
+        return entry
 
     @property
     def ids(self) -> list[str]:

@@ -20,6 +20,7 @@ from autograd_errors.catalog.model import (
     NotAutogradKind,
     Retirement,
     Signs,
+    SymptomError,
     Wording,
     english_texts,
 )
@@ -30,7 +31,7 @@ from autograd_errors.messages.templates import TemplateError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 _ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-")
@@ -56,6 +57,8 @@ _ENTRY_KEYS = {
     "common_cause": list,
     "retired": dict,
     "needs": str,
+    "symptoms": list,
+    "symptom_error": list,
     **{language: dict for language in TRANSLATED},
 }
 #: What an entry's repro may need beyond a CPU (``needs = "cuda"``).
@@ -90,6 +93,9 @@ _CAUSE_KEYS = {
 }
 _SIGNS_KEYS = {"code": list, "files": list, "fields": dict, "forms": list, "required": bool}
 _RETIRED_KEYS = {"last_release": str, "replaced_by": str}
+_SYMPTOM_ERROR_KEYS = {"exception": str, "contains": list, "code": str}
+#: What a symptom phrase needs: enough literal text to be shown as a message.
+_MIN_SYMPTOM_CHARS = 6
 
 
 def form_overlaps(entry: Entry) -> list[str]:
@@ -132,6 +138,26 @@ def build(
     others = others or {}
     kinds = not_autograd_kinds(others.get(NOT_AUTOGRAD, {}))
     return Catalog(entries, kinds, docs_pages(others.get(DOCS_PAGES, {})))
+
+
+def build_lazily(
+    record: Callable[[str], dict[str, Any]],
+    anchors: dict[str, list[str]],
+    others: dict[str, dict[str, Any]],
+    fallback: Callable[[str], dict[str, Any]],
+) -> Catalog:
+    """The catalog of records that passed :func:`build` before (the cache's), each entry built
+    when first used from ``record(id)``; ``anchors``: each entry's wordings' anchors. A record
+    that does not build is read again from ``fallback(id)``, its TOML: the TOML is the truth."""
+
+    def make(stem: str) -> Entry:
+        try:
+            return _entry(stem, record(stem), anchors[stem])
+        except Exception:  # noqa: BLE001 - whatever is wrong with a cached record
+            return _entry(stem, fallback(stem))
+
+    kinds = not_autograd_kinds(others.get(NOT_AUTOGRAD, {}))
+    return Catalog.built_lazily(make, anchors, kinds, docs_pages(others.get(DOCS_PAGES, {})))
 
 
 def _checked(
@@ -246,6 +272,22 @@ def _entry_from(
     needs = record.get("needs")
     if needs is not None and needs not in NEEDS:
         raise CatalogError(f"{where}: needs {needs!r} is not one of {', '.join(NEEDS)}")
+    symptoms = record.get("symptoms", [])
+    for symptom in symptoms:
+        if not isinstance(symptom, str) or len(symptom.strip()) < _MIN_SYMPTOM_CHARS:
+            raise CatalogError(f"{where}: symptoms: {symptom!r} is not a phrase")
+        if "{" in symptom or "}" in symptom:
+            raise CatalogError(f"{where}: symptoms: {symptom!r} holds a brace")
+    symptom_errors = []
+    for n, table in enumerate(record.get("symptom_error", [])):
+        at = f"{where}: symptom_error {n + 1}"
+        _checked(at, table, _SYMPTOM_ERROR_KEYS, set(_SYMPTOM_ERROR_KEYS))
+        contains = table["contains"]
+        if not contains or not all(isinstance(c, str) and c.strip() for c in contains):
+            raise CatalogError(f"{at}: contains must be a list of phrases")
+        if not table["code"].startswith(".") or not table["code"][1:].isidentifier():
+            raise CatalogError(f"{at}: code must be an attribute access, like '.grad'")
+        symptom_errors.append(SymptomError(table["exception"], tuple(contains), table["code"]))
     entry = Entry(
         id=stem,
         kind=kind,
@@ -262,6 +304,8 @@ def _entry_from(
         retired=retired,
         needs=needs,
         docs=tuple(docs),
+        symptoms=tuple(symptoms),
+        symptom_errors=tuple(symptom_errors),
     )
     _check_signs(where, entry)
     english = english_texts(entry)

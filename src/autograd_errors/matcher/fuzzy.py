@@ -20,17 +20,28 @@ does, on words:
   looks back a bounded window (MAX_PASTE_GAP words of the paste, MAX_WORDING_GAP words of the
   wording). Skipping a wording's word costs half its weight (a missing or swapped word); extra
   paste words cost INSERT_COST each, beyond what the placeholders between may hold.
+- **Evidence.** A chain is a partial match only when it explains its lines: the weight it
+  chained against the weight of the words there it does not hold (EVIDENCE_PERCENT; less for a
+  long chain). Three rare words inside another message ("Boolean value of Tensor with more than
+  one value is ambiguous") are no answer; a fragment typed alone, or a message reworded, is.
+  What surrounds a message on its line is not read: the path before ``UserWarning:``, torch's
+  ``(Triggered internally at ...)``; nor Python's traceback headers. Text many unrelated
+  messages say (BOILERPLATE: torch's "please file an issue", Python's "got an unexpected keyword
+  argument") is no evidence either way.
 
 Why it is linear in the paste: only the last MAX_LINES lines are read for words (a split and a
 byte translation, both linear); only the last MAX_RAW_WORDS words are kept and the last MAX_WORDS
 aligned; a word costs its length in lookups (words longer than TYPO_MAX_LENGTH are not looked up
 for typos); each anchor names at most the catalog's occurrences of that word (a constant of the
 catalog), and each chain step looks back over a bounded window, with the cost of a gap read from
-prefix sums. So the work is at most proportional to the paste's length, and bounded by a
-constant beyond MAX_RAW_WORDS words.
+prefix sums; the evidence of a chain reads its lines' words once, each costed once per paste. So
+the work is at most proportional to the paste's length, and bounded by a constant beyond
+MAX_RAW_WORDS words.
 """
 
 from __future__ import annotations
+
+import itertools
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,6 +56,15 @@ BOILERPLATE = (
     "to be true, but got false.",
     "(Could this error message be improved?  If so, please report an enhancement request to "
     "PyTorch.)",
+    # Said by dozens of torch's messages of every kind (data/inventory/messages.json): where
+    # to report, where the documentation is, that a feature will go.
+    "please file an issue",
+    "https://github.com/pytorch/pytorch/issues",
+    "https://pytorch.org/docs/stable",
+    "will be removed in a future version",
+    "will be removed in future versions",
+    # Python's own, for any function's arguments.
+    "got an unexpected keyword argument",
 )
 #: Only the paste's last lines and words are read: the final exception ends a traceback.
 MAX_LINES = 2000
@@ -67,8 +87,20 @@ INSERT_COST = 40
 #: A partial match needs this score, and this many anchors.
 MIN_SCORE = 700
 MIN_ANCHORS = 3
-#: Entries scoring at least this share (per cent) of the best share its fragment with it.
-SHARED_PERCENT = 85
+#: ... and this share (per cent) of the weight of its lines' words: the wording's words it
+#: chains, against the words there it does not explain (see :func:`evidence`). A share of rare
+#: words convinces, not a few of them inside another message. A long chain (STRONG_SCORE)
+#: convinces with less: a reworded message keeps most of its rare words, in order.
+EVIDENCE_PERCENT = 75
+STRONG_SCORE = 3000
+STRONG_EVIDENCE_PERCENT = 50
+#: A chain of this many anchors from its wording's first word is a message's start: the rest of
+#: its line, the user's own words, is not read against it.
+PREFIX_ANCHORS = 5
+#: Entries scoring at least this share (per cent) of the best share its fragment with it (an
+#: entry whose wording names another node than the paste, "Output 0 of BackwardHookFunction",
+#: scores some 85%: below the others, still listed).
+SHARED_PERCENT = 80
 #: At most this many partial matches are reported.
 MAX_PARTIAL = 5
 #: A near miss holds at least this share (per cent) of its wording's weight, and this weight:
@@ -89,10 +121,25 @@ def words(text: str) -> list[str]:
     ]
 
 
+#: Lines Python prints around the frames of a traceback: no message's words.
+TRACEBACK_LINES = (
+    "Traceback (most recent call last):",
+    "During handling of the above exception, another exception occurred:",
+    "The above exception was the direct cause of the following exception:",
+)
+#: Where torch's C++ warnings name their source: what follows on the line is a path.
+TRIGGERED = "(Triggered internally at"
+#: The endings of the exception and warning classes that prefix a message (``RuntimeError:``).
+EXCEPTION_ENDINGS = ("Error", "Warning", "Exception")
+
+
 def message_lines(cleaned: str) -> str:
-    """A cleaned paste without its traceback frames: ``File "..."`` lines and the code line
-    indented under each. Their paths and code ("in <module>", "modules/module.py") are not
-    what the user asks about, and would give a short wording's words away."""
+    """A cleaned paste without what is not a message: traceback frames (``File "..."`` lines
+    and the code line indented under each), Python's traceback headers, what precedes a
+    message's exception class on its line (``/site-packages/torch/nn/modules/module.py:795:``),
+    and torch's ``(Triggered internally at ...)``. Their paths and code ("in <module>",
+    "modules/module.py") are not what the user asks about, and would give a short wording's
+    words away."""
     kept: list[str] = []
     after_frame = False
     for line in cleaned.split("\n")[-MAX_LINES:]:
@@ -104,8 +151,40 @@ def message_lines(cleaned: str) -> str:
             after_frame = False
             continue
         after_frame = False
-        kept.append(line)
+        if stripped.rstrip() in TRACEBACK_LINES:
+            continue
+        kept.append(_message_part(line))
     return "\n".join(kept)
+
+
+def _message_part(line: str) -> str:
+    """The line from its first exception class on (``RuntimeError: ...``), without torch's
+    ``(Triggered internally at ...)``."""
+    triggered = line.find(TRIGGERED)
+    if triggered != -1:
+        line = line[:triggered]
+    colon = line.find(":")
+    while colon != -1:
+        start = colon
+        while start > 0 and (line[start - 1].isalnum() or line[start - 1] in "_."):
+            start -= 1
+        name = line[start:colon].rsplit(".", 1)[-1]
+        if name[:1].isupper() and name.endswith(EXCEPTION_ENDINGS) and name.isascii():
+            return line[colon + 1 :]
+        colon = line.find(":", colon + 1)
+    return line
+
+
+def line_words(text: str) -> tuple[list[str], list[int]]:
+    """The last MAX_RAW_WORDS words of ``text``, as :func:`words` gives them, and the number
+    of the line each is on."""
+    found: list[str] = []
+    lines: list[int] = []
+    for number, line in enumerate(text.split("\n")):
+        for word in words(line):
+            found.append(word)
+            lines.append(number)
+    return found[-MAX_RAW_WORDS:], lines[-MAX_RAW_WORDS:]
 
 
 def _deletions(word: str) -> list[str]:
@@ -126,8 +205,10 @@ class Index:
         "holes_before",
         "occurrences",
         "sequences",
+        "unknown_weight",
         "weight_before",
         "weights",
+        "wording_words",
         "wordings",
     )
 
@@ -161,6 +242,9 @@ class Index:
             else:
                 self.common.add(word)
         self.sequences = [[w for w in seq if w is None or w in self.weights] for seq in raw]
+        self.wording_words = [{w for w in seq if w is not None} for seq in self.sequences]
+        # A word no entry uses weighs as one only a single entry uses: the rarest.
+        self.unknown_weight = round(100 * math.log(total)) if total else 0
         # Prefix sums: the weight of a wording's words before position j, and its placeholders.
         self.weight_before: list[list[int]] = []
         self.holes_before: list[list[int]] = []
@@ -211,6 +295,20 @@ def _without_boilerplate(sequence: Sequence[str | None], runs: list[list[str]]) 
     return kept
 
 
+def _kept_positions(sequence: Sequence[str | None], runs: list[list[str]]) -> list[int]:
+    """The positions of ``sequence`` outside the word runs of :data:`BOILERPLATE`."""
+    kept: list[int] = []
+    i = 0
+    while i < len(sequence):
+        run = next((r for r in runs if list(sequence[i : i + len(r)]) == r), None)
+        if run is None:
+            kept.append(i)
+            i += 1
+        else:
+            i += len(run)
+    return kept
+
+
 _INDEXES: dict[int, tuple[Catalog, Index]] = {}
 
 
@@ -226,17 +324,25 @@ def index_of(catalog: Catalog) -> Index:
 class Fragment:
     """A wording whose rare words a stretch of the paste holds, in order, nearly."""
 
-    __slots__ = ("anchors", "coverage", "end", "entry", "score", "wording")
+    __slots__ = ("anchors", "coverage", "end", "entry", "evidence", "positions", "score", "wording")
 
     def __init__(
-        self, entry: Entry, wording: Wording, score: int, coverage: float, anchors: int, end: int
+        self,
+        entry: Entry,
+        wording: Wording,
+        score: int,
+        coverage: float,
+        positions: list[int],
+        evidence: int,
     ) -> None:
         self.entry = entry
         self.wording = wording
         self.score = score  # alignment score: rare words matched, less gaps
         self.coverage = coverage  # share of the wording's weight matched, below 1
-        self.anchors = anchors
-        self.end = end  # the paste word where the fragment ends
+        self.positions = positions  # the paste words chained (positions among the words kept)
+        self.anchors = len(positions)
+        self.end = positions[-1]  # the paste word where the fragment ends
+        self.evidence = evidence  # per cent: see evidence()
 
 
 def _anchors(index: Index, pasted: list[str]) -> list[list[tuple[int, int, int]]]:
@@ -255,27 +361,40 @@ def _anchors(index: Index, pasted: list[str]) -> list[list[tuple[int, int, int]]
     return found
 
 
-def fragments(pasted_words: list[str], catalog: Catalog) -> list[Fragment]:
-    """The best chain of anchors per wording, strongest first, as long as it is strong enough."""
-    index = index_of(catalog)
-    # Words the catalog knows as common are dropped; unknown ones stay (a typo, or a value).
-    pasted = [
-        w
-        for w in _without_boilerplate(pasted_words, index.boilerplate)
-        if w is not None and w not in index.common
+def kept_words(
+    index: Index, pasted_words: list[str], lines: list[int]
+) -> tuple[list[str], list[int]]:
+    """The paste words the alignment reads, and their lines: the last MAX_WORDS that are not
+    boilerplate nor common in the catalog. Unknown words stay (a typo, a value, or another
+    message's words)."""
+    kept = [
+        i
+        for i in _kept_positions(pasted_words, index.boilerplate)
+        if pasted_words[i] not in index.common
     ][-MAX_WORDS:]
+    return [pasted_words[i] for i in kept], [lines[i] for i in kept]
+
+
+def fragments(pasted_words: list[str], lines: list[int], catalog: Catalog) -> list[Fragment]:
+    """The best chain of anchors per wording, strongest first, as long as it is strong enough
+    and explains enough of its lines (:func:`evidence`). ``lines``: each word's line."""
+    index = index_of(catalog)
+    pasted, pasted_lines = kept_words(index, pasted_words, lines)
     anchors = _anchors(index, pasted)
-    # A chain state: (paste position, wording position, score, matched weight, anchors count).
-    recent: dict[int, list[tuple[int, int, int, int, int]]] = {}
-    best: dict[int, tuple[int, int, int, int]] = {}  # wording -> score, matched, count, end
+    # A chain state: (paste position, wording position, score, matched weight, anchors count,
+    # the state it continues); states are kept in one list, so that a chain can be read back.
+    chain: list[tuple[int, int, int, int, int, int]] = []
+    recent: dict[int, list[int]] = {}  # wording -> its states within reach, oldest first
+    best: dict[int, int] = {}  # wording -> its best state
     for i, hits in enumerate(anchors):
         for k, j, weight in hits:
             weight_before, holes_before = index.weight_before[k], index.holes_before[k]
             states = recent.setdefault(k, [])
-            while states and states[0][0] < i - MAX_PASTE_GAP:
+            while states and chain[states[0]][0] < i - MAX_PASTE_GAP:
                 del states[0]
-            score, matched, count = weight, weight, 1
-            for pi, pj, pscore, pmatched, pcount in states:
+            score, matched, count, parent = weight, weight, 1, -1
+            for state in states:
+                pi, pj, pscore, pmatched, pcount, _ = chain[state]
                 if pi >= i or not (pj < j <= pj + MAX_WORDING_GAP):
                     continue
                 cost = (weight_before[j] - weight_before[pj + 1]) // 2
@@ -285,21 +404,106 @@ def fragments(pasted_words: list[str], catalog: Catalog) -> list[Fragment]:
                     cost += extra * INSERT_COST
                 if pscore + weight - cost > score:
                     score, matched, count = pscore + weight - cost, pmatched + weight, pcount + 1
-            states.append((i, j, score, matched, count))
+                    parent = state
+            states.append(len(chain))
+            chain.append((i, j, score, matched, count, parent))
             previous = best.get(k)
-            if previous is None or score >= previous[0]:
-                best[k] = (score, matched, count, i)
+            if previous is None or score >= chain[previous][2]:
+                best[k] = len(chain) - 1
     found = []
-    for k, (score, matched, count, end) in best.items():
+    costs: dict[str, int] = {}  # what each paste word weighs against any wording
+    for k, state in best.items():
+        _, _, score, matched, count, _ = chain[state]
         if score < MIN_SCORE or count < MIN_ANCHORS:
+            continue
+        steps = []
+        while state != -1:
+            steps.append(chain[state][:2])
+            state = chain[state][5]
+        steps.reverse()
+        share = evidence(index, k, pasted, pasted_lines, steps, matched, costs)
+        needed = STRONG_EVIDENCE_PERCENT if score >= STRONG_SCORE else EVIDENCE_PERCENT
+        if share < needed:
             continue
         entry, wording = index.wordings[k]
         total = index.weight_before[k][-1]
         # Integer arithmetic, so that the browser's matcher computes the very same number.
         coverage = min(matched * 1000 // total, 999) / 1000 if total else 0.0
-        found.append(Fragment(entry, wording, score, coverage, count, end))
+        found.append(Fragment(entry, wording, score, coverage, [i for i, _ in steps], share))
     found.sort(key=lambda f: (f.score, f.coverage, f.end), reverse=True)
     return found
+
+
+def evidence(
+    index: Index,
+    k: int,
+    pasted: list[str],
+    lines: list[int],
+    steps: list[tuple[int, int]],
+    matched: int,
+    costs: dict[str, int] | None = None,
+) -> int:
+    """The share (per cent) of the evidence on the lines a chain spans that is for wording
+    ``k``: the weight it chained, against the weight of the words there it does not explain.
+
+    Not explained: a word of another wording (its weight), a word the catalog does not know
+    (``unknown_weight``: rarer than any), a word of this wording out of the chain's order
+    (half its weight). Not counted: a value (a word with a digit; words between two anchors
+    where the wording has a placeholder), an exception class (``RuntimeError``). A fragment
+    typed alone is nearly all evidence; three rare words inside another message are not. A
+    chain of PREFIX_ANCHORS from the wording's first rare word is read up to its end: the rest
+    of its line is the user's own words, as after a message cut off."""
+    first, last = lines[steps[0][0]], lines[steps[-1][0]]
+    own = index.wording_words[k]
+    holes_before = index.holes_before[k]
+    chained = {i for i, _ in steps}
+    free: set[int] = set()  # paste positions a placeholder between two anchors may hold
+    for (pi, pj), (i, j) in itertools.pairwise(steps):
+        if holes_before[j] - holes_before[pj + 1] > 0:
+            free.update(range(pi + 1, i))
+    against = 0
+    start = steps[0][0]
+    while start > 0 and lines[start - 1] >= first:
+        start -= 1
+    end = steps[-1][0]
+    # A chain of PREFIX_ANCHORS from the wording's first word is a message's start: what follows
+    # it on its line is the user's ("Trying to backward through the graph a second time, ...").
+    if index.weight_before[k][steps[0][1]] or len(steps) < PREFIX_ANCHORS:
+        while end + 1 < len(lines) and lines[end + 1] <= last:
+            end += 1
+    for position in range(start, end + 1):
+        if position in chained or position in free:
+            continue
+        word = pasted[position]
+        cost = costs.get(word) if costs is not None else None
+        if cost is None:
+            cost = _against(index, word)
+            if costs is not None:
+                costs[word] = cost
+        if not cost:
+            continue
+        if word in own:
+            cost //= 2  # the wording's, out of the chain's order: half the evidence
+        elif word not in index.weights and any(other in own for other in index.similar(word)):
+            cost = 0  # a typo of the wording's word: met in the chain or not
+        against += cost
+    return matched * 100 // (matched + against)
+
+
+def _against(index: Index, word: str) -> int:
+    """The weight of a paste word against a wording that does not hold it."""
+    if any(c.isdigit() for c in word) or word.endswith(_CLASS_ENDINGS):
+        return 0
+    weight = index.weights.get(word)
+    if weight is not None:
+        return weight
+    similar = index.similar(word)
+    if not similar:
+        return index.unknown_weight
+    return max(index.weights[other] for other in similar) * TYPO_QUARTERS // 4
+
+
+_CLASS_ENDINGS = tuple(ending.lower() for ending in EXCEPTION_ENDINGS)
 
 
 def near_misses(pasted_words: list[str], catalog: Catalog) -> list[tuple[Entry, float]]:

@@ -1,10 +1,12 @@
 """Find the catalog entries a paste contains.
 
-Three kinds of answer, in one ranked list:
+The answers, in one ranked list:
 
 - exact: one of the entry's wordings occurs in the paste, whole, its fields captured;
 - partial: a wording cut off at the end of a line (people often copy only the first sentence),
   or a distinctive fragment of a wording, exactly or nearly (:mod:`.fuzzy`);
+- symptom: a silent pitfall, found by how users meet it (:mod:`.symptoms`): their words for
+  it, or Python's error at a line that reads its culprit; never an exact match of a message;
 - none: the closest entries are offered as near misses, kept apart from matches, and never
   presented as an answer; a PyTorch error that is not an autograd error is named as such
   (:mod:`.not_autograd`) and never offered as an entry.
@@ -27,6 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    import autograd_errors.matcher.symptoms as symptoms_module
     from autograd_errors.catalog.model import Catalog, Entry, NotAutogradKind, Wording
     from autograd_errors.matcher.causes import CauseChoice
     from autograd_errors.matcher.frames import Frame
@@ -49,12 +52,15 @@ class Match:
         score: float,
         start: int = -1,
         end: int = -1,
+        kind: str | None = None,
     ) -> None:
         self.entry = entry
         self.wording = wording
         self.fields = fields
         self.score = score  # 1.0 when the whole message is there
-        self.kind = "exact" if score >= 1 else "partial"
+        # "exact", "partial", or "symptom": a pitfall found by how users meet it, not by a
+        # message of torch's (its wording is the symptom, see matcher/symptoms.py).
+        self.kind = kind or ("exact" if score >= 1 else "partial")
         self.start = start  # where in the paste's skeleton (-1 for a fragment found by words)
         self.end = end
         #: The frames of the exception this match is in (the user's line among them), and the
@@ -223,33 +229,45 @@ def _ranked(cleaned: str, sk: Skeleton, catalog: Catalog) -> Explanation:
     # Only a paste without an exact match pays for importing the partial matcher.
     import autograd_errors.matcher.fuzzy as fuzzy
     import autograd_errors.matcher.not_autograd as not_autograd
+    import autograd_errors.matcher.symptoms as symptoms
 
-    pasted = fuzzy.words(fuzzy.message_lines(cleaned))
+    pasted, lines = fuzzy.line_words(fuzzy.message_lines(cleaned))
     elsewhere = not_autograd.recognise(pasted[-fuzzy.MAX_WORDS :], catalog.not_autograd)
     if elsewhere is not None:
         return Explanation([], [], elsewhere)
+    met = symptoms.by_error(cleaned, catalog)
+    if met is not None:
+        return Explanation([_symptom_match(met)], [])
     # A message cut off at a line end matched its wording's start, with its fields: it stands
     # for its entry. The ranking is the fragments': a start several entries share ranks them all.
     cut = {m.entry.id: m for m in exact if not _is_context(m)}
-    ranked = [cut.pop(m.entry.id, m) for m in partial_matches(pasted, catalog)]
+    ranked = [cut.pop(m.entry.id, m) for m in partial_matches(pasted, lines, catalog)]
     main = [m for m in ranked if not _is_context(m)] + list(cut.values())
     if main:
         return Explanation(main, [])
     if exact or ranked:  # anomaly mode's warnings alone
         return Explanation(exact or ranked, [])
+    described = symptoms.by_words(cleaned, catalog)
+    if described:
+        return Explanation([_symptom_match(symptom) for symptom in described], [])
     return Explanation([], near_misses_of(pasted, catalog))
+
+
+def _symptom_match(symptom: symptoms_module.Symptom) -> Match:
+    return Match(symptom.entry, symptom.wording, {}, 0.0, kind="symptom")
 
 
 def _is_context(match: Match) -> bool:
     return match.wording.context
 
 
-def partial_matches(pasted: list[str], catalog: Catalog) -> list[Match]:
-    """Entries a fragment of the paste belongs to: the best, and those sharing its fragment."""
+def partial_matches(pasted: list[str], lines: list[int], catalog: Catalog) -> list[Match]:
+    """Entries a fragment of the paste belongs to: the best, and those sharing its fragment.
+    ``lines``: the line of each paste word."""
     import autograd_errors.matcher.fuzzy as fuzzy
 
     best: dict[str, fuzzy.Fragment] = {}
-    fragments = fuzzy.fragments(pasted, catalog)
+    fragments = fuzzy.fragments(pasted, lines, catalog)
     # A context line gives way to the main error it accompanies, but not to a faint echo of
     # another wording in its own words: the main fragment must score half as much at least.
     main = [f for f in fragments if not f.wording.context]
@@ -284,14 +302,17 @@ def find_matches(text: str, catalog: Catalog) -> list[Match]:
 def _find_in(sk: Skeleton, catalog: Catalog) -> list[Match]:
     candidates = [
         (found, entry, wording)
-        for entry in catalog
+        for entry in catalog.anchored_in(sk.text)
         for wording in entry.wordings
         if wording.anchor in sk.text
         for found in wording.template.find(sk)
     ]
     # Where wordings overlap, the one explaining more of the text wins: "a view of a leaf
     # Variable ..." contains "a leaf Variable ...", and is the more specific entry.
-    candidates.sort(key=lambda c: (c[0].matched_chars, c[0].complete), reverse=True)
+    # A wording matched to its last character beats one whose full stop the paste left out.
+    candidates.sort(
+        key=lambda c: (c[0].matched_chars, c[0].complete, not c[0].unstopped), reverse=True
+    )
     taken: list[tuple[int, int]] = []
     latest: dict[str, Match] = {}
     for found, entry, wording in candidates:
@@ -299,7 +320,12 @@ def _find_in(sk: Skeleton, catalog: Catalog) -> list[Match]:
             continue
         insort(taken, (found.start, found.end))
         previous = latest.get(entry.id)
-        if previous is None or found.end > previous.end:
+        # The latest occurrence stands for its entry, but a whole message beats one cut off:
+        # Python echoes a warning's source line after it, its text cut at the line's end.
+        if previous is None or (found.complete, found.end) > (
+            previous.kind == "exact",
+            previous.end,
+        ):
             latest[entry.id] = Match.of(entry, wording, found)
     matches = sorted(latest.values(), key=lambda m: (_is_exception(m), m.end), reverse=True)
     if any(not _is_context(m) for m in matches):

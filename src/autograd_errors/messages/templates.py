@@ -148,16 +148,23 @@ class Placeholder:
 class TemplateMatch:
     """Where a template matched in a skeleton, and what its placeholders held."""
 
-    __slots__ = ("complete", "end", "fields", "matched_chars", "start")
+    __slots__ = ("complete", "end", "fields", "matched_chars", "start", "unstopped")
 
     def __init__(
-        self, start: int, end: int, fields: dict[str, str], matched_chars: int, complete: bool
+        self,
+        start: int,
+        end: int,
+        fields: dict[str, str],
+        matched_chars: int,
+        complete: bool,
+        unstopped: bool = False,
     ) -> None:
         self.start = start
         self.end = end
         self.fields = fields
         self.matched_chars = matched_chars  # literal characters matched, whitespace excluded
         self.complete = complete
+        self.unstopped = unstopped  # complete, but for the final full stop the paste left out
 
 
 class Template:
@@ -241,6 +248,10 @@ class Template:
                     matched += len(part)
                     continue
                 common = _common_prefix(text, pos, part)
+                if index == len(self.parts) - 1 and _only_final_stop(part[common:]):
+                    # The message without its full stop: quoted, in backticks, in a sentence.
+                    end = pos + common
+                    return TemplateMatch(start, end, fields, matched + common, True, True)
                 return self._truncated(skeleton, start, pos + common, matched + common, fields)
             end = part.kind.match(text, pos)
             if part.ends_at_break and not part.kind.delimited:
@@ -258,6 +269,15 @@ class Template:
         if matched < MIN_TRUNCATED_CHARS or not skeleton.ends_line(stop):
             return None
         return TemplateMatch(start, stop, fields, matched, complete=False)
+
+
+#: What may end a message and be left out of a paste of it, the message still whole.
+FINAL_STOPS = ".!"
+
+
+def _only_final_stop(rest: str) -> bool:
+    """Whether what a paste left out of a template's end is only its closing punctuation."""
+    return bool(rest) and not rest.strip(FINAL_STOPS)
 
 
 def _common_prefix(text: str, pos: int, literal: str) -> int:

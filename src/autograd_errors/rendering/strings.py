@@ -61,6 +61,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Matched part of the wording ({percent}% of it).",
         "zh_CN": "匹配了措辞的一部分（{percent}%）。",
     },
+    "answer.symptom": {
+        "en": "Found by its symptom ({symptom}): this pitfall raises no message of its own.",
+        "zh_CN": "根据症状（{symptom}）找到：这个陷阱本身不会报出任何信息。",
+    },
     "answer.wording": {
         "en": "Wording '{variant}', printed by {releases}.",
         "zh_CN": "措辞“{variant}”，打印它的版本：{releases}。",

@@ -130,9 +130,7 @@ def short_text(
     text = entry.localized(language, fallback=True)
     out = _heading(entry, "", style, width, language)
     if first.kind != "exact":
-        out.append(
-            style.dim("  " + ui("answer.partial", language, percent=round(first.score * 100)))
-        )
+        out.append(style.dim("  " + _how_found(first, language)))
     out += _frame_lines(frame, style, width, language)
     details = first.details(language)
     # What happened (the first sentence), then the most specific advice: a hint for the values
@@ -169,6 +167,13 @@ def hinted(details: Sequence[str], hints: Sequence[Hint]) -> bool:
     return any(hint.text in details for hint in hints)
 
 
+def _how_found(match: Match, language: str) -> str:
+    """How a match that is not exact was found: part of a wording, or a pitfall's symptom."""
+    if match.kind == "symptom":
+        return ui("answer.symptom", language, symptom=match.wording.message)
+    return ui("answer.partial", language, percent=round(match.score * 100))
+
+
 def _match_lines(
     match: Match,
     label: str,
@@ -181,15 +186,14 @@ def _match_lines(
     entry, wording = match.entry, match.wording
     out = _heading(entry, label, style, width, language)
     out += _frame_lines(frame, style, width, language)
-    out += fill(f"{wording.exception}: {match.message}", width, "  ")
-    coverage = (
-        ""
-        if match.kind == "exact"
-        else " " + ui("answer.partial", language, percent=round(match.score * 100))
-    )
-    releases = releases_text(wording.releases.since, wording.releases.until, language)
-    said = ui("answer.wording", language, variant=wording.variant, releases=releases)
-    out.append(style.dim(f"  {said}{coverage}"))
+    if match.kind == "symptom":  # not a message of torch's: no wording, no releases
+        out.append(style.dim("  " + _how_found(match, language)))
+    else:
+        out += fill(f"{wording.exception}: {match.message}", width, "  ")
+        coverage = "" if match.kind == "exact" else " " + _how_found(match, language)
+        releases = releases_text(wording.releases.since, wording.releases.until, language)
+        said = ui("answer.wording", language, variant=wording.variant, releases=releases)
+        out.append(style.dim(f"  {said}{coverage}"))
     if entry.retired:
         out.append(style.dim(_retired_line(entry.retired, language)))
     if match.fields:

@@ -3,8 +3,9 @@ place, in the stages of rust's ``tidy`` error-code check.
 
 1. **listed**: every record loads and follows the catalog's rules (:mod:`.schema
    <autograd_errors.catalog.schema>` refuses a broken record as it loads, with one line naming
-   its file and key); every wording cites its source; every entry lists its common causes and
-   one to three pages of PyTorch's documentation.
+   its file and key); every wording cites its source; one message (a wording, a pitfall's
+   symptom) belongs to one entry; every entry lists its common causes and one to three pages
+   of PyTorch's documentation.
 2. **documented**: every entry has its page: one gallery script, in its record's section, each
    section ordered and titled, the script opening with the entry's id and directive and ending
    with its footer; every text is translated and stamped, the hints of the errors that are not
@@ -162,6 +163,33 @@ def source_problems(catalog: Catalog) -> list[str]:
             cited = source.startswith(_SOURCE_PREFIXES) and any(k in source for k in _SOURCE_KINDS)
             if not cited:
                 found.append(f"{entry.id} {wording.variant!r}: source {source!r}")
+    return found
+
+
+def one_entry_per_message(catalog: Catalog) -> list[str]:
+    """Messages that belong to two entries: a wording whose own text (its example, else its
+    template) the matcher finds whole as another entry's; a symptom phrase or symptom error
+    that two pitfalls claim. One message, one entry: else which page a paste opens is chance."""
+    found = []
+    for entry in catalog:
+        for wording in entry.wordings:
+            text = wording.example or f"{wording.exception}: {wording.template.render({})}"
+            exact = [m for m in find_matches(text, catalog) if m.kind == "exact"]
+            for other in sorted({m.entry.id for m in exact} - {entry.id}):
+                found.append(f"{entry.id} {wording.variant!r}: also a message of {other}")
+    owners: dict[tuple[str, ...], list[str]] = {}
+    for entry in catalog:
+        claimed: set[tuple[str, ...]] = {
+            (" ".join(phrase.lower().split()),) for phrase in entry.symptoms
+        }
+        claimed |= {(e.exception, *e.contains, e.code) for e in entry.symptom_errors}
+        for key in claimed:
+            owners.setdefault(key, []).append(entry.id)
+    found += [
+        f"{' '.join(key)!r} is a symptom of {', '.join(ids)}"
+        for key, ids in owners.items()
+        if len(ids) > 1
+    ]
     return found
 
 
@@ -518,6 +546,7 @@ def _needs_cuda_said(project: Project) -> list[str]:
 RULES: tuple[Rule, ...] = (
     Rule("listed", "every record loads and follows the catalog's rules", _records_load),
     Rule("listed", "every wording cites its source", lambda p: source_problems(p.catalog)),
+    Rule("listed", "one message belongs to one entry", lambda p: one_entry_per_message(p.catalog)),
     Rule("listed", "every entry lists its common causes", _causes_listed),
     Rule("listed", "every entry links 1 to 3 pages of PyTorch's documentation", _docs_linked),
     Rule("documented", "every entry has one script, in its section", _one_script_each),

@@ -298,6 +298,29 @@ def test_partial_matches_on_both_pages(browser, server, page, paste, entry_id):
     assert "Matched part of the wording (" in found[0].text
 
 
+SYMPTOMS = [
+    # https://github.com/wiseodd/generative-models/issues/26
+    (
+        '  File "infogan_pytorch.py", line 86, in reset_grad\n    p.grad.data.zero_()\n'
+        "AttributeError: 'NoneType' object has no attribute 'data'",
+        "grad-is-none",
+    ),
+    (".grad is None after backward()", "grad-is-none"),
+    ("NaN gradients", "nan-gradient-silent"),
+]
+
+
+@pytest.mark.parametrize(("paste", "entry_id"), SYMPTOMS)
+@pytest.mark.parametrize("page", ["explain", "search"])
+def test_a_pitfall_is_found_by_its_symptom_on_both_pages(browser, server, page, paste, entry_id):
+    url = (explain_url if page == "explain" else search_url)(server, paste)
+    found = results(browser, url)
+    assert found[0].get_attribute("data-search-result") == entry_id
+    assert found[0].get_attribute("data-match") == "symptom"
+    assert "Found by its symptom (" in found[0].text
+    assert "Wording '" not in found[0].text  # a pitfall raises no message: no wording shown
+
+
 @pytest.mark.parametrize("page", ["explain", "search"])
 def test_a_shared_fragment_lists_its_entries_without_a_winner(browser, server, page):
     from selenium.webdriver.common.by import By

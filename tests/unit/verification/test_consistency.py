@@ -74,6 +74,47 @@ def test_a_wording_without_a_cited_source_is_reported(tmp_path):
     assert consistency.source_problems(edited) == ["leaf-inplace 'current': source 'a forum post'"]
 
 
+def test_a_message_two_entries_hold_is_reported(tmp_path):
+    """An entry given another's wording (the family of optimizer-empty-params, whose TypeError
+    relatives moved to optimizer-param-not-tensor: one message, one entry)."""
+    entries = tmp_path / "entries"
+    shutil.copytree(catalog.ENTRIES_DIR, entries)
+    record = entries / "optimizer-empty-params.toml"
+    text = record.read_text(encoding="utf-8")
+    stolen = textwrap.dedent(
+        """
+        [[wording]]
+        variant = "not-a-tensor"
+        message = "optimizer can only optimize Tensors, but one of the params is {python_type}"
+        form = "other"
+        exception = "TypeError"
+        source = "https://github.com/pytorch/pytorch/blob/v2.13.0/torch/optim/optimizer.py"
+        """
+    )
+    head, tail = text.split("\n[zh_CN]", 1)
+    record.write_text(head + stolen + "\n[zh_CN]" + tail, encoding="utf-8")
+    edited = catalog.load(str(entries), use_cache=False)
+    # The matcher gives a text to one of two equal wordings: the pair is reported, either way.
+    assert consistency.one_entry_per_message(edited) in (
+        ["optimizer-empty-params 'not-a-tensor': also a message of optimizer-param-not-tensor"],
+        ["optimizer-param-not-tensor 'current': also a message of optimizer-empty-params"],
+    )
+
+
+def test_a_symptom_two_pitfalls_claim_is_reported(tmp_path):
+    entries = tmp_path / "entries"
+    shutil.copytree(catalog.ENTRIES_DIR, entries)
+    record = entries / "grad-accumulates.toml"
+    text = record.read_text(encoding="utf-8")
+    record.write_text(
+        text.replace("symptoms = [\n", 'symptoms = [\n    "NaN  gradients",\n', 1), encoding="utf-8"
+    )
+    edited = catalog.load(str(entries), use_cache=False)
+    assert consistency.one_entry_per_message(edited) == [
+        "'nan gradients' is a symptom of grad-accumulates, nan-gradient-silent"
+    ]
+
+
 # documented -------------------------------------------------------------------------------
 
 

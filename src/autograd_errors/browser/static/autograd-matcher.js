@@ -168,18 +168,52 @@
     return low;
   }
 
+  // templates.py's _only_final_stop: what a paste left out is only the closing punctuation.
+  function onlyFinalStop(rest, stops) {
+    if (!rest) return false;
+    for (const char of rest) if (stops.indexOf(char) === -1) return false;
+    return true;
+  }
+
   // Python's text.rfind(anchor, 0, at + len(anchor) - 1): the last occurrence starting before at.
   function lastIndexBefore(text, anchor, at) {
     return at <= 0 ? -1 : text.lastIndexOf(anchor, at - 1);
+  }
+
+  // templates.py's _parts: the template's whitespace-free literals and its placeholders, each
+  // of which ends at the paste's word break where it could run into what follows it.
+  function partsOf(tokens, kinds) {
+    const parts = [];
+    tokens.forEach((token, n) => {
+      if (typeof token !== "string") {
+        const following = tokens[n + 1];
+        const spaced = following === undefined ||
+          (typeof following === "string" && /^\s/.test(following));
+        parts.push({ name: token.name, kind: kinds[token.kind], spaced, endsAtBreak: false });
+        return;
+      }
+      const literal = token.split(/\s+/).join("");
+      if (!literal) return;
+      if (parts.length && typeof parts[parts.length - 1] === "string") {
+        parts[parts.length - 1] += literal;
+      } else {
+        parts.push(literal);
+      }
+    });
+    parts.forEach((part, n) => {
+      if (typeof part === "string" || part.kind.delimited) return;
+      const following = parts[n + 1];
+      const runsInto = typeof following === "string" && part.kind.charset.indexOf(following[0]) !== -1;
+      part.endsAtBreak = following === undefined || (part.spaced && runsInto);
+    });
+    return parts;
   }
 
   class Template {
     constructor(wording, settings) {
       this.settings = settings;
       this.tokens = wording.tokens;
-      // The parts templates.py matches: whitespace-free literals and placeholders.
-      this.parts = wording.parts.map((part) => (typeof part === "string" ? part
-        : { name: part.name, kind: settings.kinds[part.kind], endsAtBreak: part.ends_at_break }));
+      this.parts = partsOf(wording.tokens, settings.kinds);
       this.literalChars = this.parts
         .filter((part) => typeof part === "string")
         .reduce((sum, part) => sum + part.length, 0);
@@ -230,6 +264,12 @@
         if (typeof part === "string") {
           if (text.startsWith(part, pos)) { pos += part.length; matched += part.length; continue; }
           const common = commonPrefix(text, pos, part);
+          if (index === this.parts.length - 1 && onlyFinalStop(part.slice(common),
+            this.settings.final_stops)) {
+            // As templates.py: the message without its full stop is whole.
+            return { start, end: pos + common, fields, matchedChars: matched + common,
+              complete: true, unstopped: true };
+          }
           return this.truncated(skeleton, start, pos + common, matched + common, fields);
         }
         let end = kindMatch(part.kind, text, pos);
@@ -240,12 +280,13 @@
         fields[part.name] = CANONICAL[part.kind.canonical](text.slice(pos, end));
         pos = end;
       }
-      return { start, end: pos, fields, matchedChars: matched, complete: true };
+      return { start, end: pos, fields, matchedChars: matched, complete: true, unstopped: false };
     }
 
     truncated(skeleton, start, stop, matched, fields) {
       if (matched < this.settings.min_truncated_chars || !skeleton.endsLine(stop)) return null;
-      return { start, end: stop, fields, matchedChars: matched, complete: false };
+      return { start, end: stop, fields, matchedChars: matched, complete: false,
+        unstopped: false };
     }
   }
 
@@ -263,7 +304,9 @@
         }
       }
       this.context = new Set(this.settings.context_wordings.map(([id, v]) => id + "\n" + v));
-      this.index = new WordIndex(data.words, byVariant, this.settings.fuzzy);
+      this.index = new WordIndex(data.words, this.entries, this.settings.fuzzy);
+      this.symptoms = data.symptoms || [];
+      this.stopwords = new Set(this.settings.symptoms.stopwords);
     }
   }
 
@@ -281,11 +324,11 @@
     return found;
   }
 
-  function messageLines(cleaned, maxLines) {
+  function messageLines(cleaned, s) {
     const kept = [];
     let afterFrame = false;
     const lines = cleaned.split("\n");
-    for (const line of lines.slice(Math.max(0, lines.length - maxLines))) {
+    for (const line of lines.slice(Math.max(0, lines.length - s.max_lines))) {
       const stripped = line.replace(/^\s+/, "");
       if (stripped.startsWith('File "')) { afterFrame = true; continue; }
       if (afterFrame && stripped && (line[0] === " " || line[0] === "\t")) {
@@ -293,9 +336,39 @@
         continue;
       }
       afterFrame = false;
-      kept.push(line);
+      if (s.traceback_lines.includes(stripped.replace(/\s+$/, ""))) continue;
+      kept.push(messagePart(line, s));
     }
     return kept.join("\n");
+  }
+
+  // fuzzy.py's _message_part: the line from its first exception class on, without torch's
+  // "(Triggered internally at ...)".
+  function messagePart(line, s) {
+    const triggered = line.indexOf(s.triggered);
+    if (triggered !== -1) line = line.slice(0, triggered);
+    let colon = line.indexOf(":");
+    while (colon !== -1) {
+      let start = colon;
+      while (start > 0 && (isWord(line[start - 1]) || line[start - 1] === ".")) start--;
+      const name = line.slice(start, colon).split(".").pop();
+      if (/^[A-Z]/.test(name) && s.exception_endings.some((e) => name.endsWith(e)) &&
+          /^[\x00-\x7f]*$/.test(name)) {
+        return line.slice(colon + 1);
+      }
+      colon = line.indexOf(":", colon + 1);
+    }
+    return line;
+  }
+
+  // fuzzy.py's line_words: the words, and the line each is on.
+  function lineWords(text, maxRawWords) {
+    const found = [], lines = [];
+    text.split("\n").forEach((line, number) => {
+      for (const word of words(line, maxRawWords)) { found.push(word); lines.push(number); }
+    });
+    const from = Math.max(0, found.length - maxRawWords);
+    return [found.slice(from), lines.slice(from)];
   }
 
   function deletions(word) {
@@ -310,13 +383,31 @@
   }
 
   class WordIndex {
-    constructor(data, byVariant, settings) {
+    constructor(data, entries, settings) {
       this.settings = settings;
       this.weights = new Map(data.weights);
       this.common = new Set(data.common);
       this.boilerplate = data.boilerplate;
-      this.wordings = data.wordings.map(([id, variant]) => byVariant.get(id + "\n" + variant));
-      this.sequences = data.sequences;
+      // As fuzzy.py's Index: each wording's words in order, a placeholder as null, without
+      // the boilerplate's runs, words that weigh nothing left out.
+      this.wordings = [];
+      this.sequences = [];
+      for (const entry of entries) {
+        for (const wording of entry.wordings) {
+          const raw = [];
+          for (const token of wording.tokens) {
+            if (typeof token === "string") raw.push(...words(token, Infinity));
+            else raw.push(null);
+          }
+          this.wordings.push({ entry, wording });
+          this.sequences.push(withoutBoilerplate(raw, this.boilerplate)
+            .filter((word) => word === null || this.weights.has(word)));
+        }
+      }
+      this.unknownWeight = data.unknown_weight;
+      this.classEndings = settings.exception_endings.map((e) => e.toLowerCase());
+      this.wordingWords = this.sequences.map((sequence) =>
+        new Set(sequence.filter((word) => word !== null)));
       // Prefix sums, as fuzzy.py's: weight and placeholders before each position.
       this.weightBefore = this.sequences.map((sequence) => {
         const sums = [0];
@@ -366,12 +457,26 @@
     return kept;
   }
 
-  function fragments(pasted, index) {
+  // fuzzy.py's _kept_positions: the positions outside the boilerplate runs.
+  function keptPositions(sequence, runs) {
+    const kept = [];
+    let i = 0;
+    while (i < sequence.length) {
+      const run = runs.find((r) => r.every((word, n) => sequence[i + n] === word));
+      if (run) i += run.length; else kept.push(i++);
+    }
+    return kept;
+  }
+
+  function fragments(pastedWords, pastedLines, index) {
     const s = index.settings;
-    const kept = withoutBoilerplate(pasted, index.boilerplate)
-      .filter((word) => !index.common.has(word));
-    const tail = kept.slice(Math.max(0, kept.length - s.max_words));
+    const all = keptPositions(pastedWords, index.boilerplate)
+      .filter((i) => !index.common.has(pastedWords[i]));
+    const kept = all.slice(Math.max(0, all.length - s.max_words));
+    const tail = kept.map((i) => pastedWords[i]);
+    const lines = kept.map((i) => pastedLines[i]);
     const memo = new Map();
+    const chain = [];  // [paste position, wording position, score, matched, count, parent]
     const recent = new Map();
     const best = new Map();
     tail.forEach((word, i) => {
@@ -388,9 +493,10 @@
         const weightBefore = index.weightBefore[k], holesBefore = index.holesBefore[k];
         let states = recent.get(k);
         if (!states) { states = []; recent.set(k, states); }
-        while (states.length && states[0][0] < i - s.max_paste_gap) states.shift();
-        let score = weight, matched = weight, count = 1;
-        for (const [pi, pj, pscore, pmatched, pcount] of states) {
+        while (states.length && chain[states[0]][0] < i - s.max_paste_gap) states.shift();
+        let score = weight, matched = weight, count = 1, parent = -1;
+        for (const state of states) {
+          const [pi, pj, pscore, pmatched, pcount] = chain[state];
           if (pi >= i || !(pj < j && j <= pj + s.max_wording_gap)) continue;
           let cost = Math.floor((weightBefore[j] - weightBefore[pj + 1]) / 2);
           const holes = holesBefore[j] - holesBefore[pj + 1];
@@ -398,23 +504,80 @@
           if (extra > 0) cost += extra * s.insert_cost;
           if (pscore + weight - cost > score) {
             score = pscore + weight - cost; matched = pmatched + weight; count = pcount + 1;
+            parent = state;
           }
         }
-        states.push([i, j, score, matched, count]);
+        states.push(chain.length);
+        chain.push([i, j, score, matched, count, parent]);
         const previous = best.get(k);
-        if (!previous || score >= previous[0]) best.set(k, [score, matched, count, i]);
+        if (previous === undefined || score >= chain[previous][2]) best.set(k, chain.length - 1);
       }
     });
     const found = [];
-    for (const [k, [score, matched, count, end]] of best) {
+    const costs = new Map();
+    for (const [k, last] of best) {
+      const [, , score, matched, count] = chain[last];
       if (score < s.min_score || count < s.min_anchors) continue;
+      const steps = [];
+      for (let state = last; state !== -1; state = chain[state][5]) {
+        steps.push([chain[state][0], chain[state][1]]);
+      }
+      steps.reverse();
+      const share = evidence(index, k, tail, lines, steps, matched, costs);
+      const needed = score >= s.strong_score ? s.strong_evidence_percent : s.evidence_percent;
+      if (share < needed) continue;
       const { entry, wording } = index.wordings[k];
       const total = index.weightBefore[k][index.weightBefore[k].length - 1];
       const coverage = total ? Math.min(Math.floor(matched * 1000 / total), 999) / 1000 : 0;
-      found.push({ entry, wording, score, coverage, anchors: count, end });
+      const positions = steps.map(([i]) => i);
+      found.push({ entry, wording, score, coverage, positions, anchors: positions.length,
+        end: positions[positions.length - 1], evidence: share });
     }
     found.sort((a, b) => (b.score - a.score) || (b.coverage - a.coverage) || (b.end - a.end));
     return found;
+  }
+
+  // As fuzzy.py's evidence: the share of its lines' evidence a chain holds.
+  function evidence(index, k, pasted, lines, steps, matched, costs) {
+    const first = lines[steps[0][0]], last = lines[steps[steps.length - 1][0]];
+    const own = index.wordingWords[k];
+    const holesBefore = index.holesBefore[k];
+    const chained = new Set(steps.map(([i]) => i));
+    const free = new Set();
+    for (let n = 1; n < steps.length; n++) {
+      const [pi, pj] = steps[n - 1], [i, j] = steps[n];
+      if (holesBefore[j] - holesBefore[pj + 1] > 0) {
+        for (let p = pi + 1; p < i; p++) free.add(p);
+      }
+    }
+    let start = steps[0][0];
+    while (start > 0 && lines[start - 1] >= first) start--;
+    let end = steps[steps.length - 1][0];
+    // As fuzzy.py: a chain from the wording's first word is read up to its end.
+    if (index.weightBefore[k][steps[0][1]] || steps.length < index.settings.prefix_anchors) {
+      while (end + 1 < lines.length && lines[end + 1] <= last) end++;
+    }
+    let against = 0;
+    for (let position = start; position <= end; position++) {
+      if (chained.has(position) || free.has(position)) continue;
+      const word = pasted[position];
+      let cost = costs.get(word);
+      if (cost === undefined) { cost = againstWeight(index, word); costs.set(word, cost); }
+      if (!cost) continue;
+      if (own.has(word)) cost = Math.floor(cost / 2);
+      else if (!index.weights.has(word) && index.similar(word).some((o) => own.has(o))) cost = 0;
+      against += cost;
+    }
+    return Math.floor(matched * 100 / (matched + against));
+  }
+
+  function againstWeight(index, word) {
+    if (/[0-9]/.test(word) || index.classEndings.some((e) => word.endsWith(e))) return 0;
+    if (index.weights.has(word)) return index.weights.get(word);
+    const similar = index.similar(word);
+    if (!similar.length) return index.unknownWeight;
+    return Math.floor(Math.max(...similar.map((o) => index.weights.get(o))) *
+      index.settings.typo_quarters / 4);
   }
 
   function fuzzyNearMisses(pasted, index) {
@@ -519,16 +682,21 @@
         }
       }
     }
-    // A stable sort, as Python's: by characters matched, complete before truncated.
+    // A stable sort, as Python's: by characters matched, complete before truncated, a wording
+    // matched to its end before one whose full stop the paste left out.
     candidates.sort((a, b) => (b.found.matchedChars - a.found.matchedChars) ||
-      (Number(b.found.complete) - Number(a.found.complete)));
+      (Number(b.found.complete) - Number(a.found.complete)) ||
+      (Number(a.found.unstopped) - Number(b.found.unstopped)));
     const taken = [];
     const latest = new Map();
     for (const { found, entry, wording } of candidates) {
       if (overlaps(taken, found.start, found.end)) continue;
       taken.splice(spanIndex(taken, found.start, found.end), 0, [found.start, found.end]);
       const previous = latest.get(entry.id);
-      if (!previous || found.end > previous.end) {
+      // As matching.py: the latest occurrence, but a whole message before one cut off.
+      const previousWhole = previous ? previous.kind === "exact" : false;
+      if (!previous || (found.complete && !previousWhole) ||
+          (found.complete === previousWhole && found.end > previous.end)) {
         latest.set(entry.id, makeMatch(entry, wording, found.fields,
           wording.template.score(found), found.start, found.end));
       }
@@ -552,8 +720,8 @@
     return catalog.context.has(match.entry.id + "\n" + match.wording.variant);
   }
 
-  function partialMatches(pasted, catalog) {
-    let found = fragments(pasted, catalog.index);
+  function partialMatches(pasted, lines, catalog) {
+    let found = fragments(pasted, lines, catalog.index);
     // As matching.py: a context line gives way to a main fragment scoring half as much at least.
     const main = found.filter((f) => !isContext(f, catalog));
     if (main.length && main[0].score * 2 >= found[0].score) found = main;
@@ -569,8 +737,119 @@
       .map((f) => makeMatch(f.entry, f.wording, {}, f.coverage, -1, -1));
   }
 
-  // As matching.py's explain: exact matches first; else a non-autograd error; else partial
-  // matches; else near misses.
+  // ---- symptoms.py: a silent pitfall found by Python's error at a line reading its culprit,
+  // or by the words users describe it with; never a message of torch's ---------------------
+
+  function normalWord(word) {
+    return word.length > 3 && word.endsWith("s") && !word.endsWith("ss") ? word.slice(0, -1) : word;
+  }
+
+  function contentWords(text, catalog) {
+    return words(text, catalog.settings.fuzzy.max_raw_words)
+      .filter((word) => !catalog.stopwords.has(word)).map(normalWord);
+  }
+
+  function symptomMatch(entry, text) {
+    const wording = { variant: "symptom", exception: "", releases: "",
+      template: { render: () => text } };
+    return { entry, wording, fields: {}, score: 0, kind: "symptom", start: -1, end: -1,
+      message: text, details: details(entry, {}) };
+  }
+
+  function symptomsByWords(cleaned, catalog) {
+    const s = catalog.settings.symptoms;
+    const pasted = contentWords(cleaned, catalog);
+    if (!pasted.length || pasted.length > s.max_words) return [];
+    // An error message no entry matched is no description of a pitfall.
+    if (cleaned.split("\n").some((line) => {
+      const trimmed = line.trim();
+      const colon = trimmed.indexOf(":");
+      return colon !== -1 && isExceptionName(trimmed.slice(0, colon));
+    })) return [];
+    const present = new Set(pasted);
+    const found = [];
+    for (const entry of catalog.symptoms) {
+      if (entry.phrases.length < 2) continue; // the title alone: no symptoms of its own
+      const vocabulary = new Set(entry.phrases.flatMap((p) => contentWords(p, catalog)));
+      const focus = Math.floor(pasted.filter((w) => vocabulary.has(w)).length * 100 / pasted.length);
+      if (focus < s.focus_percent) continue;
+      let best = null;
+      for (const phrase of entry.phrases) {
+        const wanted = new Set(contentWords(phrase, catalog));
+        if (wanted.size && [...wanted].every((w) => present.has(w)) &&
+            (best === null || wanted.size > best[0])) best = [wanted.size, phrase];
+      }
+      if (best !== null) found.push({ focus, entry, text: best[1], matched: best[0] });
+    }
+    if (!found.length) return [];
+    // As Python's stable sort with reverse=True: equal ones keep their order.
+    found.sort((a, b) => (b.matched - a.matched) || (b.focus - a.focus));
+    const top = found[0];
+    return found.filter((f) => f.matched === top.matched && f.focus === top.focus)
+      .map((f) => symptomMatch(f.entry, f.text));
+  }
+
+  const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+  const ALNUM = /^[\p{L}\p{N}]$/u;
+
+  function isExceptionName(name) {
+    const last = name.split(".").pop();
+    return IDENTIFIER.test(last) && /^[A-Z]/.test(last) &&
+      ["Error", "Exception", "Warning"].some((ending) => last.endsWith(ending));
+  }
+
+  function raisingLine(lines, error, s) {
+    const first = Math.max(0, error - s.raising_lines);
+    for (let n = error - 1; n >= first; n--) {
+      if (lines[n].replace(/^\s+/, "").startsWith(s.arrow)) return lines[n];
+    }
+    for (let n = error - 1; n >= first; n--) {
+      const line = lines[n];
+      if (line.trim() && ![...line].every((c) => "^~ \t".includes(c))) return line;
+    }
+    return null;
+  }
+
+  // Whether a code line reads the attribute (".grad") of something: not ".grad_fn".
+  function readsAttribute(line, attribute) {
+    let at = line.indexOf(attribute);
+    while (at !== -1) {
+      const after = line.charAt(at + attribute.length);
+      const before = at > 0 ? line.charAt(at - 1) : "";
+      if ((!after || !(ALNUM.test(after) || after === "_")) &&
+          (before === "" || ALNUM.test(before) || "_)]".includes(before))) return true;
+      at = line.indexOf(attribute, at + 1);
+    }
+    return false;
+  }
+
+  function symptomByError(cleaned, catalog) {
+    const s = catalog.settings.symptoms;
+    const errors = catalog.symptoms.flatMap((entry) => entry.errors.map((e) => [entry, e]));
+    if (!errors.length) return null;
+    const all = cleaned.split("\n");
+    const lines = all.slice(Math.max(0, all.length - catalog.settings.fuzzy.max_lines));
+    for (let n = lines.length - 1; n >= 0; n--) {
+      const line = lines[n].trim();
+      const colon = line.indexOf(":");
+      if (colon === -1 || !isExceptionName(line.slice(0, colon))) continue;
+      const exception = line.slice(0, colon).split(".").pop();
+      const message = line.slice(colon + 1);
+      for (const [entry, error] of errors) {
+        if (exception === error.exception && error.contains.every((p) => message.includes(p))) {
+          const raising = raisingLine(lines, n, s);
+          if (raising !== null && readsAttribute(raising, error.code)) {
+            return symptomMatch(entry, `${error.exception}: ${error.contains.join(" ... ")}`);
+          }
+        }
+      }
+      return null; // the paste's last error is another
+    }
+    return null;
+  }
+
+  // As matching.py's explain: exact matches first; else a non-autograd error; else a symptom
+  // error; else partial matches; else a pitfall's symptom words; else near misses.
   function explain(text, catalog) {
     const found = matchText(text, catalog);
     found.frame = locateAll(text, found.matches, catalog);
@@ -587,14 +866,17 @@
       return Object.assign(none, { matches: ranked });
     }
     const settings = catalog.settings;
-    const pasted = words(messageLines(clean(text, settings), settings.fuzzy.max_lines),
+    const [pasted, lines] = lineWords(messageLines(clean(text, settings), settings.fuzzy),
       settings.fuzzy.max_raw_words);
     const tail = pasted.slice(Math.max(0, pasted.length - settings.fuzzy.max_words));
     const elsewhere = recogniseNotAutograd(tail, settings.not_autograd);
     if (elsewhere) return Object.assign(none, { notAutograd: elsewhere });
+    const cleaned = clean(text, settings);
+    const met = symptomByError(cleaned, catalog);
+    if (met) return Object.assign(none, { matches: [met] });
     const cut = new Map();
     for (const m of exact) if (!isContext(m, catalog)) cut.set(m.entry.id, m);
-    const ranked = partialMatches(pasted, catalog).map((m) => {
+    const ranked = partialMatches(pasted, lines, catalog).map((m) => {
       const kept = cut.get(m.entry.id);
       cut.delete(m.entry.id);
       return kept || m;
@@ -605,6 +887,8 @@
     if (exact.length || ranked.length) {
       return Object.assign(none, { matches: exact.length ? exact : ranked });
     }
+    const described = symptomsByWords(cleaned, catalog);
+    if (described.length) return Object.assign(none, { matches: described });
     return Object.assign(none, {
       nearMisses: fuzzyNearMisses(pasted, catalog.index).slice(0, settings.near_miss_limit),
     });

@@ -163,10 +163,13 @@
       box.appendChild(line);
       if (frame.code) box.appendChild(element("pre", "autograd-code", frame.code));
     }
-    const message = element("pre", "autograd-message",
-      `${match.wording.exception}: ${match.message}`);
-    message.tabIndex = 0; // a long message scrolls in its box: keyboard users can scroll it too
-    box.appendChild(message);
+    if (match.kind !== "symptom") {
+      // A pitfall raises no message: the note above names the symptom it was found by.
+      const message = element("pre", "autograd-message",
+        `${match.wording.exception}: ${match.message}`);
+      message.tabIndex = 0; // a long message scrolls in its box: keyboard users can scroll it
+      box.appendChild(message);
+    }
     for (const line of match.details) box.appendChild(prose("p", line));
     const choice = match.cause;
     if (choice) {
@@ -187,8 +190,10 @@
     const more = element("p");
     more.appendChild(entryLink(match.entry, text("readEntry")));
     box.appendChild(more);
-    box.appendChild(element("p", "autograd-wording",
-      text("answer.wording", {variant: match.wording.variant, releases: match.wording.releases})));
+    if (match.kind !== "symptom") {
+      box.appendChild(element("p", "autograd-wording",
+        text("answer.wording", {variant: match.wording.variant, releases: match.wording.releases})));
+    }
     const names = Object.keys(match.fields);
     if (names.length) {
       const fields = element("dl", "autograd-fields");
@@ -204,6 +209,7 @@
   // What both pages say about a partial match, and above several that share a fragment:
   // the same words as the command line (rendering/text.py).
   function partialNote(match) {
+    if (match.kind === "symptom") return text("answer.symptom", {symptom: match.message});
     return text("answer.partial", {percent: Math.round(match.score * 100)});
   }
 
@@ -517,9 +523,10 @@
           item.setAttribute("data-search-result", match.entry.id);
           item.appendChild(entryLink(match.entry, match.entry.title));
           item.setAttribute("data-match", match.kind);
-          item.appendChild(element("span", null,
-            ` (${match.entry.id}): ${match.wording.exception}: ${match.message}` +
-            (match.kind === "exact" ? "" : ` ${partialNote(match)}`)));
+          item.appendChild(element("span", null, match.kind === "symptom"
+            ? ` (${match.entry.id}): ${partialNote(match)}`
+            : ` (${match.entry.id}): ${match.wording.exception}: ${match.message}` +
+              (match.kind === "exact" ? "" : ` ${partialNote(match)}`)));
           Search.output.appendChild(item);
           shown.add(match.entry.path.replace(/\.html$/, ""));
         }

@@ -1,0 +1,84 @@
+"""How ``explain`` answers fresh real pastes: the right entry, an honest "no entry", or a wrong one.
+
+The pastes are ``benchmarks/data/recognition-pastes.json``: errors as users pasted them in public
+threads, collected for this figure only (none from a thread the catalog cites, none the matcher
+was tuned on). Each paste's answer is the matcher's (:func:`find_entries`, what ``explain`` and
+the paste page show), classified against the entry the paste expects:
+
+- right: the expected entry is the answer (first, not one of several), or, for a paste no entry
+  explains, no entry is offered;
+- among several: the expected entry is one of several partial matches, none put first;
+- no entry: the paste has an entry, and the answer was "No entry for this message" (a miss, not a
+  wrong answer);
+- wrong: an entry that is not the expected one was given (for a paste no entry explains: any).
+
+    python benchmarks/recognition.py [--list]
+
+``--list`` prints every paste that was not answered right, with its thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "src"))
+
+from autograd_errors import catalog  # noqa: E402
+from autograd_errors.matcher.matching import Explanation, find_entries  # noqa: E402
+
+DATA = REPO / "benchmarks" / "data" / "recognition-pastes.json"
+OUTCOMES = ("right", "among several", "no entry", "wrong")
+
+
+def outcome(expected: str | None, explanation: Explanation) -> str:
+    """What the answer was, for a paste that expects ``expected`` (None: no entry explains it)."""
+    found = [match.entry.id for match in explanation.matches]
+    if not found:
+        return "right" if expected is None else "no entry"
+    if expected is None:
+        return "wrong"
+    if explanation.shared:
+        return "among several" if expected in found else "wrong"
+    return "right" if found[0] == expected else "wrong"
+
+
+def _shares(counts: Counter[str], total: int) -> str:
+    return ", ".join(
+        f"{name} {counts[name]} ({counts[name] * 100 / total:.1f}%)" for name in OUTCOMES
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--list", action="store_true", help="list the pastes not answered right")
+    listing = parser.parse_args().list
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    entries = catalog.load()
+    by_kind: dict[str, Counter[str]] = {"with an entry": Counter(), "without an entry": Counter()}
+    misses = []
+    for paste in data["pastes"]:
+        explanation = find_entries(paste["text"], entries)
+        result = outcome(paste["expected"], explanation)
+        by_kind["with an entry" if paste["expected"] else "without an entry"][result] += 1
+        if result != "right":
+            answer = [m.entry.id for m in explanation.matches] or ["no entry"]
+            misses.append((result, paste["expected"], answer, paste["source"]))
+    total = sum(by_kind.values(), Counter())
+    size = sum(total.values())
+    print(f"{size} fresh real pastes, collected {data['date']} ({DATA.relative_to(REPO)})")
+    for kind, counts in by_kind.items():
+        print(f"  {kind:>16} ({sum(counts.values())}): {_shares(counts, sum(counts.values()))}")
+    print(f"  {'all':>16} ({size}): {_shares(total, size)}")
+    if listing:
+        for result, expected, answer, source in misses:
+            got = ", ".join(answer)
+            print(f"{result:>13}: expected {expected or 'no entry'}, got {got}  {source}")
+
+
+if __name__ == "__main__":
+    main()

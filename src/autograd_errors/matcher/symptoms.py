@@ -1,0 +1,175 @@
+"""A silent pitfall found by how users meet it: their own words for it, or Python's error at a
+line that reads its culprit. Never an exact match of a message: neither is torch's.
+
+- **Words.** ``symptoms`` in a pitfall's record, with its title, are phrases users write for it
+  (".grad is None after backward()", "loss is nan after a few epochs"). A short paste that
+  holds every content word of one of them (STOPWORDS aside, a plural as its singular), and is
+  mostly the pitfall's words (FOCUS_PERCENT of its content words), is a symptom match; not a
+  paste with an exception line (``AssertionError: grad should not be None`` is a message of
+  torch's that no entry explains, not a user's description).
+- **Errors.** ``[[symptom_error]]``: the paste's error line is ``exception`` holding each of
+  ``contains``, and the line that raised it (the traceback's code line, IPython's ``--->``
+  line, or the line above) reads the attribute ``code``: ``p.grad.data.zero_()`` raising
+  ``AttributeError: 'NoneType' object has no attribute 'data'`` is ``grad-is-none``; the same
+  error from ``self.layer.weight.data`` is not.
+
+Linear in the paste: its lines are read once, from the end.
+"""
+
+from __future__ import annotations
+
+from autograd_errors.catalog.model import Wording
+from autograd_errors.catalog.releases import ReleaseRange
+from autograd_errors.matcher.fuzzy import MAX_LINES, words
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autograd_errors.catalog.model import Catalog, Entry
+
+#: Words that say nothing of a symptom: a paste's and a phrase's words without them are compared.
+STOPWORDS = (
+    "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am", "my", "i", "me",
+    "we", "our", "you", "your", "it", "its", "this", "that", "these", "those", "of", "to", "in",
+    "on", "at", "for", "with", "and", "or", "but", "after", "before", "during", "when", "why",
+    "how", "what", "does", "do", "did", "get", "gets", "got", "getting", "has", "have", "had",
+    "all", "some", "any", "still", "always", "just", "so", "very", "please", "help", "issue",
+    "problem", "question", "error", "bug", "s", "t",
+)  # fmt: skip
+#: A symptom paste is short: a title or a sentence, not a log.
+MAX_WORDS = 16
+#: At least this share (per cent) of the paste's content words are the pitfall's.
+FOCUS_PERCENT = 50
+#: How far above an error line its raising line may be (IPython shows context lines below it).
+RAISING_LINES = 12
+#: What marks IPython's raising line.
+ARROW = "--->"
+_STOP = frozenset(STOPWORDS)
+_CARETS = frozenset("^~ \t")
+
+
+def _normal(word: str) -> str:
+    """A word as symptoms compare it: a plural as its singular ("gradients", "epochs")."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` that say something, normalised."""
+    return [_normal(word) for word in words(text) if word not in _STOP]
+
+
+class Symptom:
+    """A pitfall's phrase or error found in a paste: the wording it is shown as."""
+
+    __slots__ = ("entry", "matched", "text")
+
+    def __init__(self, entry: Entry, text: str, matched: int) -> None:
+        self.entry = entry
+        self.text = text
+        self.matched = matched  # content words matched: more is a closer description
+
+    @property
+    def wording(self) -> Wording:
+        """The symptom as a wording of its entry, for the renderers: never torch's."""
+        return Wording(
+            "symptom", self.text, self.entry.exception, ReleaseRange(None, None), "", form="symptom"
+        )
+
+
+def by_words(text: str, catalog: Catalog) -> list[Symptom]:
+    """The pitfalls whose symptom phrase the paste is: best first (ties all listed)."""
+    pasted = content_words(text)
+    if not pasted or len(pasted) > MAX_WORDS or _names_an_exception(text):
+        return []  # an error message no entry matched is no description of a pitfall
+    present = set(pasted)
+    found: list[tuple[int, Symptom]] = []
+    for entry in catalog:
+        if not entry.symptoms:
+            continue
+        phrases = [entry.title, *entry.symptoms]
+        vocabulary = {word for phrase in phrases for word in content_words(phrase)}
+        focus = sum(1 for word in pasted if word in vocabulary) * 100 // len(pasted)
+        if focus < FOCUS_PERCENT:
+            continue
+        best: tuple[int, str] | None = None
+        for phrase in phrases:
+            wanted = set(content_words(phrase))
+            if wanted and wanted <= present and (best is None or len(wanted) > best[0]):
+                best = (len(wanted), phrase)
+        if best is not None:
+            found.append((focus, Symptom(entry, best[1], best[0])))
+    found.sort(key=lambda pair: (pair[1].matched, pair[0]), reverse=True)
+    if not found:
+        return []
+    top = (found[0][1].matched, found[0][0])
+    return [symptom for focus, symptom in found if (symptom.matched, focus) == top]
+
+
+def by_error(cleaned: str, catalog: Catalog) -> Symptom | None:
+    """The pitfall whose symptom error the paste ends with, raised at a line reading its
+    attribute."""
+    lines = cleaned.split("\n")[-MAX_LINES:]
+    errors = [(entry, error) for entry in catalog for error in entry.symptom_errors]
+    if not errors:
+        return None
+    for number in range(len(lines) - 1, -1, -1):
+        line = lines[number].strip()
+        exception, colon, message = line.partition(":")
+        if not colon or not _is_exception_line(exception):
+            continue
+        for entry, error in errors:
+            if exception.rsplit(".", 1)[-1] == error.exception and all(
+                phrase in message for phrase in error.contains
+            ):
+                raising = _raising_line(lines, number)
+                if raising is not None and reads(raising, error.code):
+                    return Symptom(entry, error.message, len(error.contains))
+        return None  # the paste's last error is another
+    return None
+
+
+def _names_an_exception(text: str) -> bool:
+    """Whether a line of ``text`` opens with an exception or warning class and a colon."""
+    for line in text.split("\n"):
+        name, colon, _ = line.strip().partition(":")
+        if colon and _is_exception_line(name):
+            return True
+    return False
+
+
+def _is_exception_line(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1]
+    return (
+        bool(last)
+        and last.isidentifier()
+        and last[0].isupper()
+        and (last.endswith(("Error", "Exception", "Warning")))
+    )
+
+
+def _raising_line(lines: list[str], error: int) -> str | None:
+    """The code line that raised the error at ``lines[error]``: IPython's arrow line if it
+    shows one, else the line above (past Python 3.11's carets and blank lines)."""
+    first = max(0, error - RAISING_LINES)
+    for number in range(error - 1, first - 1, -1):
+        if lines[number].lstrip().startswith(ARROW):
+            return lines[number]
+    for number in range(error - 1, first - 1, -1):
+        line = lines[number]
+        if line.strip() and not set(line) <= _CARETS:
+            return line
+    return None
+
+
+def reads(line: str, attribute: str) -> bool:
+    """Whether a code line reads ``attribute`` (``.grad``) of something: ``p.grad.data``,
+    ``lr * w.grad``, not ``p.grad_fn`` nor ``self.gradients``."""
+    at = line.find(attribute)
+    while at != -1:
+        after = line[at + len(attribute) : at + len(attribute) + 1]
+        before = line[at - 1 : at]
+        if (not after or not (after.isalnum() or after == "_")) and (
+            before.isalnum() or before in "_)]"
+        ):
+            return True
+        at = line.find(attribute, at + 1)
+    return False

@@ -1,0 +1,143 @@
+"""Silent pitfalls found by how users meet them (matcher/symptoms.py): Python's error at a line
+that reads ``.grad``, and the pitfall's own title or symptom words. The pastes are real, from the
+threads named beside them."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograd_errors import catalog
+from autograd_errors.matcher.matching import find_entries
+from autograd_errors.matcher.symptoms import reads
+
+CATALOG = catalog.load()
+
+GRAD_IS_NONE_PASTES = {
+    # https://github.com/wiseodd/generative-models/issues/26
+    "reset_grad": (
+        "Traceback (most recent call last):\n"
+        '  File "infogan_pytorch.py", line 119, in <module>\n'
+        "    reset_grad()\n"
+        '  File "infogan_pytorch.py", line 86, in reset_grad\n'
+        "    p.grad.data.zero_()\n"
+        "AttributeError: 'NoneType' object has no attribute 'data'"
+    ),
+    # https://github.com/pkmr06/pytorch-smoothgrad/issues/5 (IPython shows lines below the arrow)
+    "ipython": (
+        "---> 47         x.grad.data.zero_()  # Reset the gradient to zero\n"
+        "     48 \n"
+        "     49         # print('x=', x)\n"
+        "\n"
+        "AttributeError: 'NoneType' object has no attribute 'data'"
+    ),
+    # https://github.com/learnables/learn2learn/issues/428
+    "mul": (
+        "Error message:  p.grad.data.mul_(1.0 / meta_batch_size)\n"
+        "AttributeError: 'NoneType' object has no attribute 'data'"
+    ),
+    # https://github.com/huggingface/transformers/issues/43
+    "loss_scale": (
+        '  File "examples/run_squad.py", line 904, in main\n'
+        "    param.grad.data = param.grad.data / args.loss_scale\n"
+        "AttributeError: 'NoneType' object has no attribute 'data'"
+    ),
+    # https://github.com/jcjohnson/pytorch-examples/issues/7
+    "zero": "    w1.grad.data.zero_()\nAttributeError: 'NoneType' object has no attribute 'data'",
+    # the manual update of a tutorial: lr * w.grad with w.grad None
+    "update": (
+        '  File "fit.py", line 12, in <module>\n'
+        "    w -= lr * w.grad\n"
+        "TypeError: unsupported operand type(s) for *: 'float' and 'NoneType'"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", GRAD_IS_NONE_PASTES)
+def test_a_nonetype_error_at_a_line_reading_grad_is_grad_is_none(name):
+    explanation = find_entries(GRAD_IS_NONE_PASTES[name], CATALOG)
+    assert [m.entry.id for m in explanation.matches] == ["grad-is-none"]
+    assert explanation.matches[0].kind == "symptom"
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        # https://github.com/utkuozbulak/pytorch-cnn-visualizations/issues/92: a hook's
+        # attribute, not a .grad: the hook did not run, which is not this pitfall.
+        "gradients_as_array = self.gradients.data.cpu().numpy()[0]\n"
+        "AttributeError: 'NoneType' object has no attribute 'data'",
+        # https://github.com/shepnerd/inpainting_gmcnn/issues/74: nothing of autograd's
+        "self.result = self.sess.run(self.output, feed_dict={self.input_image_tf: image * 1.0,\n"
+        "TypeError: unsupported operand type(s) for *: 'NoneType' and 'float'",
+        # the same error without the line that raised it says nothing of .grad
+        "AttributeError: 'NoneType' object has no attribute 'data'",
+        # .grad_fn is not .grad
+        "    fn = y.grad_fn.next_functions\n"
+        "AttributeError: 'NoneType' object has no attribute 'next_functions'",
+    ],
+)
+def test_the_same_error_elsewhere_is_not_grad_is_none(paste):
+    ids = [m.entry.id for m in find_entries(paste, CATALOG).matches]
+    assert "grad-is-none" not in ids
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("p.grad.data.zero_()", True),
+        ("lr * w.grad", True),
+        ("g = model.fc.weight.grad[0]", True),
+        ("y.grad_fn.next_functions", False),
+        ("self.gradients.data", False),
+        ("x = grad.data", False),
+    ],
+)
+def test_a_line_reads_grad_only_as_an_attribute(line, expected):
+    assert reads(line, ".grad") is expected
+
+
+@pytest.mark.parametrize(
+    ("paste", "entry_id"),
+    [
+        (".grad is None after backward()", "grad-is-none"),
+        ("Why is my param.grad None after loss.backward()?", "grad-is-none"),
+        ("NaN gradients", "nan-gradient-silent"),
+        ("loss becomes nan after a few epochs", "nan-gradient-silent"),
+        ("gradients accumulate across iterations", "grad-accumulates"),
+        ("GPU memory keeps increasing every iteration", "running-loss-keeps-graph"),
+    ],
+)
+def test_a_pitfalls_title_or_symptom_words_find_it(paste, entry_id):
+    explanation = find_entries(paste, CATALOG)
+    assert [m.entry.id for m in explanation.matches] == [entry_id]
+    assert explanation.matches[0].kind == "symptom"
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        "How do I compute the Hessian of a network with respect to its inputs?",
+        "the loss does not decrease",
+        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB",
+        # Messages of torch's that no entry explains, in a pitfall's words: no description
+        # (torch/optim/_adafactor.py, torch/distributed/fsdp/_fully_shard/_fsdp_param.py,
+        # torch/csrc/autograd/python_engine.cpp: data/inventory/messages.json).
+        "AssertionError: grad should not be None",
+        "AssertionError: Expects unsharded_param.grad to not be None",
+        "RuntimeError: element 1 of gradients tuple is not a Tensor or None",
+        # a long text that mentions the words among many others is not a description of them
+        "I train a GAN on CelebA with a batch of 64 and the grad is None for the generator's "
+        "first layer only when I use spectral norm with two discriminators and mixed precision",
+    ],
+)
+def test_other_questions_are_no_symptom(paste):
+    assert not [m for m in find_entries(paste, CATALOG).matches if m.kind == "symptom"]
+
+
+def test_a_symptom_never_hides_a_message_of_torchs():
+    paste = (
+        "grad is None\n"
+        "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+    )
+    explanation = find_entries(paste, CATALOG)
+    assert explanation.matches[0].kind == "exact"
