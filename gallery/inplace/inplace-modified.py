@@ -181,7 +181,9 @@ def on_two_ranks(broadcast_buffers: bool, one_pass: bool) -> list[list[torch.Ten
         process.join()
     for rank, failure, _ in outcomes:
         if failure is not None:
-            raise ChildProcessError(f"rank {rank} failed:\n{failure}")
+            # The rank's error first, then its traceback: a recording keeps the first line.
+            last = failure.strip().splitlines()[-1]
+            raise ChildProcessError(f"rank {rank} failed: {last}\n{failure}")
     return [[torch.tensor(grad) for grad in grads] for _, _, grads in outcomes]
 
 

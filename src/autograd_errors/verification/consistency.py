@@ -42,6 +42,7 @@ from autograd_errors.catalog.stamps import status_lines
 from autograd_errors.catalog.translations import TRANSLATED
 from autograd_errors.matcher.causes import shows
 from autograd_errors.matcher.matching import find_matches, with_derived_fields
+from autograd_errors.messages.normalize import skeleton
 from autograd_errors.verification import gallery
 from autograd_errors.verification.observer import module_blocks
 from autograd_errors.verification.recordings import load_recordings
@@ -384,8 +385,8 @@ def _event_problems(catalog: Catalog, where: str, release: str, event: dict[str,
     if not matches or matches[0].entry.id != recorded_as:
         now = matches[0].entry.id if matches else "nothing"
         return [f"{where}: {recorded_as}'s message now matches {now}: {text}"]
-    wording = matches[0].wording
     entry = matches[0].entry
+    wording = _as_recorded(entry, matches[0].wording, event["variant"], text)
     found = []
     if release not in wording.releases:
         found.append(
@@ -399,6 +400,20 @@ def _event_problems(catalog: Catalog, where: str, release: str, event: dict[str,
                 f"which printed {wording.variant!r} instead: {text}"
             )
     return found
+
+
+def _as_recorded(entry: Entry, matched: Wording, variant: str | None, text: str) -> Wording:
+    """The wording a recorded message is judged by: the one the recorder named, when the
+    message as kept still fits it. A recording keeps a message's first line only; two
+    wordings that differ after it (ddp-mark-ready-twice's index with or without the
+    parameter's name) both fit that line, and the recorder, which saw the whole message,
+    told them apart."""
+    if variant is None or matched.variant == variant:
+        return matched
+    for wording in entry.wordings:
+        if wording.variant == variant and wording.template.find(skeleton(text)):
+            return wording
+    return matched
 
 
 def sign_problems(
