@@ -6,7 +6,8 @@ the ``.detach()`` that cut the graph. It watches the program through torch's own
 ``TorchFunctionMode``, nodes' ``metadata`` and post-hooks, version counters), matches what it
 recorded against the values the message gives, and returns findings as data
 (:class:`~.findings.Diagnosis`: the entry, the common cause the evidence supports, the culprit
-lines with the part each played). It prints nothing; :mod:`.render` says it in words.
+lines with the part each played). It prints nothing;
+:mod:`autograd_errors.rendering.diagnosis` says it in words, for every surface.
 
 This subpackage owns: the recorder (:mod:`.recorder`), the probes (:mod:`.probes`, one module
 per family of entries, registered with :func:`.registry.probe`), the instrumented re-run
