@@ -21,6 +21,9 @@ The calls the surfaces make (:mod:`.engine`):
 
 - :func:`diagnose_failure` ``(error, command)``: the diagnosis of a program's failure, running
   it again instrumented when its traceback is not enough;
+- :func:`diagnose_again` ``(error, again)``: the diagnosis of what ``again()`` raised in this
+  process, calling it once more, recorded, when the traceback is not enough (pytest's test,
+  IPython's cell);
 - :func:`diagnose_call` ``(function, entry)``: call it again in this process, recorded, and
   diagnose what it raises (a notebook cell, a test); :func:`recorder_for` ``(entry)`` and
   :func:`diagnose` ``(error, recording)`` are its two halves;
@@ -34,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from autograd_errors.diagnosis.engine import (
         diagnose,
+        diagnose_again,
         diagnose_call,
         diagnose_failure,
         features_for,
@@ -48,6 +52,7 @@ __all__ = [
     "Diagnosis",
     "Note",
     "diagnose",
+    "diagnose_again",
     "diagnose_call",
     "diagnose_failure",
     "features_for",
@@ -60,6 +65,7 @@ _HOMES = {
     "Diagnosis": "findings",
     "Note": "findings",
     "diagnose": "engine",
+    "diagnose_again": "engine",
     "diagnose_call": "engine",
     "diagnose_failure": "engine",
     "features_for": "engine",
