@@ -133,9 +133,7 @@ def diagnosis_text(
     return "\n".join(out)
 
 
-def diagnosis_html(
-    diagnosis: DiagnosisShape, language: str, place: Place = display_path
-) -> str:
+def diagnosis_html(diagnosis: DiagnosisShape, language: str, place: Place = display_path) -> str:
     """The same as :func:`diagnosis_text`, as an HTML fragment for a notebook: the culprit's
     place and code as code, the catalog's ```code``` as ``<code>``. Empty for an error the
     catalog does not know."""

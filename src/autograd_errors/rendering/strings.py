@@ -96,6 +96,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh_CN": "正在诊断：插桩后重新运行程序……",
     },
     "diagnose.culprit": {"en": "Culprit:", "zh_CN": "问题代码："},
+    # %autograd_diagnose in IPython (ipython.py).
+    "diagnose.ipython_nothing_failed": {
+        "en": "%autograd_diagnose: no cell has failed since the extension was loaded.",
+        "zh_CN": "%autograd_diagnose：加载扩展以来还没有单元格出错。",
+    },
+    "diagnose.ipython_unknown": {
+        "en": "%autograd_diagnose: the last failed cell's error is not one the catalog knows.",
+        "zh_CN": "%autograd_diagnose：最后一个出错单元格的报错不在目录中。",
+    },
     "diagnose.cause": {"en": "Cause:", "zh_CN": "原因："},
     "diagnose.nothing": {"en": "No culprit found.", "zh_CN": "没有找到问题代码。"},
     # The part each culprit line played (findings.ROLES).
