@@ -139,4 +139,3 @@ class Diagnosis:
 def nothing(entry: str | None, *notes: Note) -> Diagnosis:
     """A diagnosis that found no culprit, and says why."""
     return Diagnosis(entry, None, (), notes)
-

@@ -52,9 +52,7 @@ def test_a_script_that_installs_it_gets_its_culprit_after_the_answer(cli_env, tm
     assert "(carried-state)" in shown
 
 
-def test_an_error_raised_where_the_bug_is_needs_no_second_run_and_speaks_chinese(
-    cli_env, tmp_path
-):
+def test_an_error_raised_where_the_bug_is_needs_no_second_run_and_speaks_chinese(cli_env, tmp_path):
     script = hooked_script(tmp_path, "leaf_inplace.py")
     result = python(script, {**cli_env, "LC_ALL": "zh_CN.UTF-8"})
     assert result.returncode == 1
