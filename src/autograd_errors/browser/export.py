@@ -16,6 +16,7 @@ from autograd_errors.rendering.strings import ENGLISH, releases_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from typing import Any
 
     from autograd_errors.catalog.model import Catalog
@@ -27,10 +28,14 @@ def _part(part: str | templates.Placeholder) -> str | dict[str, Any]:
     return {"name": part.name, "kind": part.kind.name, "ends_at_break": part.ends_at_break}
 
 
-def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
+def catalog_json(
+    catalog: Catalog, language: str = ENGLISH, diagnosable: Collection[str] = ()
+) -> dict[str, Any]:
     """Everything the paste page needs, and nothing more: the texts in ``language`` (English
-    where an entry is not translated yet), ids and keys in English. The page's own words are
-    not here but in ``autograd-strings.js`` (:mod:`.sphinxext.assets`)."""
+    where an entry is not translated yet), ids and keys in English; for each entry, whether
+    ``run --diagnose`` would name the line (``diagnosable``: the ids a diagnosis traces, which
+    the site passes from :func:`autograd_errors.diagnosis.diagnosable_entries`). The page's own
+    words are not here but in ``autograd-strings.js`` (:mod:`.sphinxext.assets`)."""
     kinds = {
         kind.name: {
             "charset": kind.charset,
@@ -59,6 +64,7 @@ def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
                     {"field": h.field, "prefix": h.prefix, "text": h.text} for h in text.hints
                 ],
                 "retired": entry.retired.last_release if entry.retired else None,
+                "diagnosable": entry.id in diagnosable,
                 "wordings": [
                     {
                         "variant": w.variant,

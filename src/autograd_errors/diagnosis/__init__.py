@@ -27,6 +27,7 @@ The calls the surfaces make (:mod:`.engine`):
 - :func:`diagnose_call` ``(function, entry)``: call it again in this process, recorded, and
   diagnose what it raises (a notebook cell, a test); :func:`recorder_for` ``(entry)`` and
   :func:`diagnose` ``(error, recording)`` are its two halves;
+- :func:`diagnosable_entries` ``()``: the entries a probe traces (the site's links);
 - :meth:`Command.of_this_process`: how to run this interpreter's program again.
 """
 
@@ -36,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from autograd_errors.diagnosis.engine import (
+        diagnosable_entries,
         diagnose,
         diagnose_again,
         diagnose_call,
@@ -51,6 +53,7 @@ __all__ = [
     "Culprit",
     "Diagnosis",
     "Note",
+    "diagnosable_entries",
     "diagnose",
     "diagnose_again",
     "diagnose_call",
@@ -64,6 +67,7 @@ _HOMES = {
     "Culprit": "findings",
     "Diagnosis": "findings",
     "Note": "findings",
+    "diagnosable_entries": "engine",
     "diagnose": "engine",
     "diagnose_again": "engine",
     "diagnose_call": "engine",

@@ -40,6 +40,13 @@ def registry() -> ModuleType:
     return autograd_errors.diagnosis.registry
 
 
+def diagnosable_entries() -> tuple[str, ...]:
+    """The entries a diagnosis traces (those a probe is registered for), sorted: what the site
+    links to "Diagnose your script" and the paste page says ``run --diagnose`` would name the
+    line of. The registry is the one list: a new probe adds its entries here."""
+    return tuple(sorted(registry().probes()))
+
+
 def features_for(entry: str | None) -> frozenset[str]:
     """What must be recorded to diagnose ``entry`` (every feature for None); empty when its
     probe needs no recording, or there is no probe."""

@@ -429,6 +429,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "page.now": {"en": "now:", "zh_CN": "现为："},
     "page.added": {"en": "added:", "zh_CN": "新增："},
     "page.related": {"en": "Related entries", "zh_CN": "相关条目"},
+    "page.diagnose": {
+        "en": "To find the line of your own code where this error started, run your script "
+        "with {command}: {page}.",
+        "zh_CN": "要找到你自己的代码中引发这个报错的那一行，用 {command} 运行你的脚本：{page}。",
+    },
     "page.retired_after": {
         "en": "(retired after torch {release})",
         "zh_CN": "（torch {release} 之后已退役）",
@@ -519,6 +524,13 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "paste.why": {"en": "Why. ", "zh_CN": "原因。"},
     "paste.fix": {"en": "Fix. ", "zh_CN": "修复方法。"},
+    "paste.diagnose": {
+        "en": "To find the line of your own code where this started, run your script as "
+        "`python -m autograd_errors run --diagnose train.py`: it names that line.",
+        "zh_CN": "要找到你自己的代码中引发这个报错的那一行，这样运行你的脚本："
+        "`python -m autograd_errors run --diagnose train.py`，它会指出那一行。",
+    },
+    "paste.diagnoseLink": {"en": "Diagnose your script", "zh_CN": "诊断你的脚本"},
     "paste.readEntry": {
         "en": "Read the whole entry, with the repro and the fixes",
         "zh_CN": "阅读完整条目（含最小复现和修复方法）",
