@@ -15,9 +15,10 @@ def _run(target: str, module: bool, args: list[str]) -> BaseException | None:
     None when it ended or exited."""
     from autograd_errors.interpreter import program
 
-    # ``python -c`` put the working directory first on sys.path; the program's own directory
-    # (the module's: the working directory) takes its place, as ``python`` itself sets it.
-    if sys.path and not getattr(sys.flags, "safe_path", False):
+    # ``python -c`` put the working directory first on sys.path: a script's own directory
+    # takes its place, as ``python SCRIPT`` sets it (a module finds itself through it, as
+    # under ``python -m``, which puts the working directory there too).
+    if not module and sys.path and not getattr(sys.flags, "safe_path", False):
         del sys.path[0]
     try:
         return program.run(target, args, module=module)
