@@ -85,7 +85,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Every common cause, why torch raises it, and the wording matched",
         "zh_CN": "所有常见原因、torch 报错的原因以及匹配到的措辞",
     },
-    # The diagnosis of `run --diagnose` (diagnosis/render.py): headings and labels.
+    # A diagnosis on every surface (rendering/diagnosis.py): headings and labels.
     "diagnose.heading": {"en": "Diagnosis:", "zh_CN": "诊断："},
     "diagnose.heading_rerun": {
         "en": "Diagnosis (the program was run again, instrumented, in {seconds} s):",
