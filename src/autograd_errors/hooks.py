@@ -12,7 +12,7 @@ The answers speak the language ``install(lang=...)`` names (``"en"`` or ``"zh"``
 comes, as the command line does.
 
 With ``install(diagnose=True)``, an uncaught error of the catalog is also diagnosed
-(:mod:`autograd_errors.diagnosis`), and the culprit, the line of the program's own code where it
+(``autograd_errors.diagnosis``), and the culprit, the line of the program's own code where it
 started, follows the answer: from the traceback when that is enough, else by running the
 program again, instrumented (as ``run --diagnose`` does: its side effects happen twice; see
 docs/diagnose.md). A program started as ``python -c`` or typed at the prompt cannot be run
