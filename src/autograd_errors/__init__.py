@@ -38,12 +38,13 @@ def explain(text: str | BaseException, catalog: Catalog | None = None) -> Answer
     return Answer.of(text, catalog)
 
 
-def install(*, warnings: bool = False, lang: str | None = None) -> None:
+def install(*, warnings: bool = False, lang: str | None = None, diagnose: bool = False) -> None:
     """Explain known autograd errors after their traceback, in ``lang`` (``"en"``, ``"zh"``;
-    by default the locale's language), see :mod:`autograd_errors.hooks`."""
+    by default the locale's language); with ``diagnose=True``, name the line of the program
+    where the error started; see :mod:`autograd_errors.hooks`."""
     from autograd_errors import hooks
 
-    hooks.install(warnings=warnings, lang=lang)
+    hooks.install(warnings=warnings, lang=lang, diagnose=diagnose)
 
 
 def uninstall() -> None:

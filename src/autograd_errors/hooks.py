@@ -11,6 +11,13 @@ The answers speak the language ``install(lang=...)`` names (``"en"`` or ``"zh"``
 ``explain --lang``), else the locale's (``LC_ALL``, ``LC_MESSAGES``, ``LANG``) when the error
 comes, as the command line does.
 
+With ``install(diagnose=True)``, an uncaught error of the catalog is also diagnosed
+(``autograd_errors.diagnosis``), and the culprit, the line of the program's own code where it
+started, follows the answer: from the traceback when that is enough, else by running the
+program again, instrumented (as ``run --diagnose`` does: its side effects happen twice; see
+docs/diagnose.md). A program started as ``python -c`` or typed at the prompt cannot be run
+again: it gets what its traceback shows.
+
 ``uninstall()`` gives back what ``install()`` replaced, where it is still ours: a hook another
 library chained over ours stays, and ours, still called by it, only passes the error on.
 """
@@ -36,6 +43,8 @@ _installed: Patches | None = None
 _pointed: set[tuple[str, int, str]] = set()
 #: The language :func:`install` was given; None: the locale's.
 _language: str | None = None
+#: Whether :func:`install` was asked to diagnose uncaught errors.
+_diagnose = False
 
 
 def answer_language() -> str:
@@ -85,6 +94,19 @@ def _print_answer(error: BaseException | None) -> None:
         pass
 
 
+def _print_diagnosis(error: BaseException, *, thread: str | None = None) -> None:
+    """Diagnose ``error`` and print the culprit under its answer; never raise. The main
+    thread's program is run again when its probe needs it; a thread's, never."""
+    try:
+        from autograd_errors.diagnosis.rerun import Command
+        from autograd_errors.diagnosis.session import show_diagnosis
+
+        command = None if thread else Command.of_this_process()
+        show_diagnosis(error, command, answer_language(), thread=thread)
+    except Exception:  # noqa: BLE001 - the traceback and the answer are shown already
+        pass
+
+
 def _excepthook_over(original: ExceptHook, patches: Patches) -> ExceptHook:
     """``sys.excepthook``: ``original``'s traceback, then the answer while ``patches`` is
     the installation in force."""
@@ -100,6 +122,8 @@ def _excepthook_over(original: ExceptHook, patches: Patches) -> ExceptHook:
         # CPython exit 1 instead of dying of SIGINT, which a shell loop needs to stop.
         if patches is _installed and not isinstance(error, KeyboardInterrupt):
             _print_answer(error)
+            if _diagnose:
+                _print_diagnosis(error)
 
     return excepthook
 
@@ -114,6 +138,9 @@ def _threading_excepthook_over(original: Callable[[Any], Any], patches: Patches)
             threading.__excepthook__(args)
         if patches is _installed:
             _print_answer(args.exc_value)
+            if _diagnose and args.exc_value is not None:
+                name = getattr(args.thread, "name", None) or "a thread"
+                _print_diagnosis(args.exc_value, thread=f"thread {name!r}")
 
     return threading_excepthook
 
@@ -193,13 +220,15 @@ def _chain_threading(threading: Any, patches: Patches) -> None:
     patches.set(threading, "excepthook", hook)
 
 
-def install(*, warnings: bool = False, lang: str | None = None) -> None:
+def install(*, warnings: bool = False, lang: str | None = None, diagnose: bool = False) -> None:
     """Explain known autograd errors after their traceback, in the main thread and in others;
     with ``warnings=True``, point at the entry of each known warning, once per call site;
-    in ``lang`` (``"en"``, ``"zh"``; by default the locale's language).
+    with ``diagnose=True``, name the line of the program's own code where the error started
+    (running the program again, instrumented, when its traceback is not enough); in ``lang``
+    (``"en"``, ``"zh"``; by default the locale's language).
 
     Installing twice is harmless; :func:`uninstall` restores the previous hooks."""
-    global _installed, _language
+    global _installed, _language, _diagnose
     if lang is not None:
         from autograd_errors.rendering.strings import parse_lang
 
@@ -207,6 +236,7 @@ def install(*, warnings: bool = False, lang: str | None = None) -> None:
             _language = parse_lang(lang)
         except ValueError:
             raise ValueError(f"lang must be 'en' or 'zh', not {lang!r}") from None
+    _diagnose = _diagnose or diagnose
     patches = _installed
     if patches is None:
         patches = _installed = Patches()
@@ -225,9 +255,10 @@ def install(*, warnings: bool = False, lang: str | None = None) -> None:
 
 def uninstall() -> None:
     """Put back the hooks :func:`install` replaced, where they are still ours."""
-    global _installed, _language
+    global _installed, _language, _diagnose
     if _installed is not None:
         _installed.restore()
         _installed = None
     _pointed.clear()
     _language = None
+    _diagnose = False

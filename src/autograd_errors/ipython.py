@@ -9,6 +9,14 @@ the extension follows it with the answer. A custom exception handler set before 
 The answers speak the locale's language (``LC_ALL``, ``LC_MESSAGES``, ``LANG``), as the
 command line does; ``%autograd_errors --lang zh`` (or ``en``) chooses one for the session.
 
+``%autograd_diagnose`` finds the line where the last failed cell's error started (the
+diagnosis, :mod:`autograd_errors.diagnosis`): the ``out += identity`` that changed a saved
+tensor, the ``self.hx = out`` that carried a graph into the next step. When the traceback is
+not enough, it runs that cell again, recorded, in the same namespace, its output hidden: what
+the cell changed before it failed (a variable it increments, a model it trains) is changed
+again, and a cell that draws unseeded random numbers may not fail the same way (the diagnosis
+then says so). The culprits of a cell are named as IPython names them (``Cell In[3]:4``).
+
 To load it in every session, add ``"autograd_errors"`` to ``c.InteractiveShellApp.extensions``
 in ``ipython_config.py`` (``ipython profile create`` writes one).
 """
@@ -23,11 +31,14 @@ if TYPE_CHECKING:
     from typing import Any
 
     from autograd_errors.rendering.answer import Answer
+    from autograd_errors.rendering.diagnosis import DiagnosisShape, Place
 
 #: The width of the answer's text in a terminal IPython.
 WIDTH = 88
 #: The line magic that chooses the answers' language.
 MAGIC = "autograd_errors"
+#: The line magic that diagnoses the last failed cell.
+DIAGNOSE_MAGIC = "autograd_diagnose"
 
 
 class CellAnswer:
@@ -54,6 +65,29 @@ class CellAnswer:
         return answer_html(self.answer, base_url(), self.language)
 
 
+class CellDiagnosis:
+    """The diagnosis under a cell: text in a terminal, HTML in a notebook; a cell's culprit
+    named by ``place`` (IPython's "Cell In[3]")."""
+
+    def __init__(self, diagnosis: DiagnosisShape, language: str, place: Place) -> None:
+        self.diagnosis = diagnosis
+        self.language = language
+        self.place = place
+
+    def __repr__(self) -> str:
+        from autograd_errors.rendering.diagnosis import diagnosis_text
+        from autograd_errors.rendering.terminal import Style
+
+        style = Style.for_stream(sys.stderr)
+        text = diagnosis_text(self.diagnosis, self.language, style, WIDTH, self.place)
+        return "autograd-errors: " + text
+
+    def _repr_html_(self) -> str:
+        from autograd_errors.rendering.diagnosis import diagnosis_html
+
+        return diagnosis_html(self.diagnosis, self.language, self.place)
+
+
 class _Extension:
     """The extension in one shell: what it replaced, and the language asked for."""
 
@@ -62,6 +96,11 @@ class _Extension:
         self.language: str | None = None  # None: the locale's, when the error comes
         self._undo: list[Callable[[], None]] = []
         self._in_handler = 0  # inside a custom handler, which may show the traceback itself
+        self._cell: tuple[str, int] | None = None  # the cell running: its source and number
+        #: The last cell that failed, its number and its error, for %autograd_diagnose.
+        self.failed: tuple[str, int, BaseException] | None = None
+        #: While %autograd_diagnose runs a cell again: the errors it shows, instead of showing.
+        self._captured: list[BaseException] | None = None
 
     def load(self) -> None:
         shell = self.shell
@@ -69,11 +108,22 @@ class _Extension:
         if shell.custom_exceptions:
             self._replace("CustomTB", self._custom_handler_over(shell.CustomTB))
         shell.register_magic_function(self.magic, "line", MAGIC)
+        shell.register_magic_function(self.diagnose_magic, "line", DIAGNOSE_MAGIC)
+        shell.events.register("pre_run_cell", self._pre_run_cell)
+        self._undo.append(lambda: shell.events.unregister("pre_run_cell", self._pre_run_cell))
 
     def unload(self) -> None:
         while self._undo:
             self._undo.pop()()
-        self.shell.magics_manager.magics["line"].pop(MAGIC, None)
+        for name in (MAGIC, DIAGNOSE_MAGIC):
+            self.shell.magics_manager.magics["line"].pop(name, None)
+
+    def _pre_run_cell(self, info: Any) -> None:
+        """Remember the cell about to run, and its number (the one its traceback shows: the
+        shell has counted it already)."""
+        raw = getattr(info, "raw_cell", None)
+        if isinstance(raw, str):
+            self._cell = (raw, self.shell.execution_count - 1)
 
     def _replace(self, name: str, value: Any) -> None:
         """``shell.name = value`` on the instance, undone on unload while it is still ours (a
@@ -103,6 +153,17 @@ class _Extension:
             error = exc_tuple[1] if exc_tuple else sys.exc_info()[1]
             if error is None:  # %tb: the last error shown again
                 error = getattr(sys, "last_value", None)
+            if self._captured is not None:  # the cell run again by %autograd_diagnose
+                if error is not None:
+                    self._captured.append(error)
+                return
+            if (
+                error is not None
+                and self._cell is not None
+                and not exception_only
+                and DIAGNOSE_MAGIC not in self._cell[0]  # never diagnose the diagnosis
+            ):
+                self.failed = (*self._cell, error)
             original(exc_tuple, filename, tb_offset, exception_only, running_compiled_code)
             if not self._in_handler and not exception_only:
                 self.answer(error)
@@ -142,6 +203,13 @@ class _Extension:
         except Exception:  # noqa: BLE001 - the traceback is shown; the answer is a courtesy
             pass
 
+    def diagnose_magic(self, line: str) -> None:
+        """``%autograd_diagnose``: where the last failed cell's error started."""
+        if line.strip():
+            print(f"usage: %{DIAGNOSE_MAGIC}", file=sys.stderr)
+            return
+        diagnose_last_failure(self)
+
     def magic(self, line: str) -> None:
         """``%autograd_errors --lang en|zh``: the language of the answers in this session."""
         from autograd_errors.rendering.strings import parse_lang
@@ -171,3 +239,63 @@ def unload_ipython_extension(shell: Any) -> None:
     extension = _loaded.pop(id(shell), None)
     if extension is not None:
         extension.unload()
+
+
+def _run_again(extension: _Extension, source: str, number: int) -> None:
+    """Run the cell ``source`` (number ``number``) again, as IPython ran it, under the same
+    name (so its lines are the traceback's), its output hidden; raise what it raises, a
+    ``%run`` script's error included (IPython shows that one itself: it is caught here)."""
+    import contextlib
+    import io
+
+    shell = extension.shell
+    transformed = shell.transform_cell(source)
+    name = shell.compile.cache(transformed, number, source)
+    code = shell.compile(transformed, name, "exec")
+    extension._captured = []
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            exec(code, shell.user_global_ns, shell.user_ns)
+        if extension._captured:
+            raise extension._captured[0]
+    finally:
+        extension._captured = None
+
+
+def _place_in(shell: Any) -> Place:
+    """How a culprit's file is named in ``shell``: a cell as its tracebacks name it."""
+    from autograd_errors.rendering.diagnosis import display_path
+
+    def place(path: str) -> str:
+        # A terminal's cell, "<ipython-input-3-...>", comes made absolute: its name is the end.
+        shown = display_path(path)
+        named = shell.compile.format_code_name(path) or shell.compile.format_code_name(shown)
+        return f"{named[0]} {named[1]}" if named else shown
+
+    return place
+
+
+def diagnose_last_failure(extension: _Extension) -> None:
+    """``%autograd_diagnose``: the diagnosis of the last failed cell, displayed."""
+    import os
+
+    from IPython.display import display
+
+    from autograd_errors.rendering.strings import language_from_environment, ui
+
+    language = extension.language or language_from_environment(os.environ)
+    if extension.failed is None:
+        print(ui("diagnose.ipython_nothing_failed", language), file=sys.stderr)
+        return
+    from autograd_errors.diagnosis.engine import diagnose_again
+
+    source, number, error = extension.failed
+    try:
+        diagnosis = diagnose_again(error, lambda: _run_again(extension, source, number))
+    except Exception as failure:  # noqa: BLE001 - a bug of ours: one line, not a traceback
+        print(f"%{DIAGNOSE_MAGIC}: the diagnosis failed ({failure!r})", file=sys.stderr)
+        return
+    if diagnosis is None:
+        print(ui("diagnose.ipython_unknown", language), file=sys.stderr)
+        return
+    display(CellDiagnosis(diagnosis, language, _place_in(extension.shell)))  # type: ignore[no-untyped-call]

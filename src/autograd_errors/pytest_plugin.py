@@ -6,6 +6,12 @@ Installed with the package (the ``pytest11`` entry point ``autograd_errors``), i
 until asked for: ``pytest -p autograd_errors`` or ``pytest --autograd-errors`` (or either in
 ``addopts``). The sections speak the language of ``--autograd-errors-lang en|zh``, else the
 locale's (``LC_ALL``, ``LC_MESSAGES``, ``LANG``), as ``explain`` does.
+
+``--autograd-errors-diagnose`` (which turns the plugin on) adds the culprit: the line of the
+test's own code (or of the code it tests) where the error started (:mod:`autograd_errors.
+diagnosis`). When the traceback is not enough, the failed test's function is called once more,
+recorded, with the fixtures of its first call (they are not set up again: a fixture the test
+changed before failing stays changed); its output is captured with the test's.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ if TYPE_CHECKING:
 
 _ACTIVE = pytest.StashKey[bool]()
 _LANGUAGE = pytest.StashKey[str]()
+_DIAGNOSE = pytest.StashKey[bool]()
 #: The width of the answer's text in pytest's report.
 _WIDTH = 88
 #: The section's name in the report.
@@ -45,6 +52,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="explain known PyTorch autograd errors in the reports of failed tests",
     )
     group.addoption(
+        "--autograd-errors-diagnose",
+        action="store_true",
+        default=False,
+        help="and name the line where the error started (calls a failed test once more, "
+        "recorded, when its traceback is not enough)",
+    )
+    group.addoption(
         "--autograd-errors-lang",
         type=_language,
         default=None,
@@ -60,23 +74,47 @@ def pytest_configure(config: pytest.Config) -> None:
     from autograd_errors.rendering.strings import language_from_environment
 
     asked_by_name = "autograd_errors" in (config.getoption("plugins", None) or [])
-    config.stash[_ACTIVE] = bool(config.getoption("autograd_errors")) or asked_by_name
+    diagnose = bool(config.getoption("autograd_errors_diagnose", False))
+    config.stash[_DIAGNOSE] = diagnose
+    config.stash[_ACTIVE] = bool(config.getoption("autograd_errors")) or asked_by_name or diagnose
     given = config.getoption("autograd_errors_lang", None)
     config.stash[_LANGUAGE] = given or language_from_environment(os.environ)
 
 
 def _add_section(
-    config: pytest.Config, report: pytest.TestReport | pytest.CollectReport, error: BaseException
+    config: pytest.Config,
+    report: pytest.TestReport | pytest.CollectReport,
+    error: BaseException,
+    item: pytest.Item | None = None,
 ) -> None:
-    """The answer for ``error``, as the report's section; nothing for an unknown error."""
+    """The answer for ``error``, as the report's section, with the culprit when ``item`` (the
+    test that raised it) is to be diagnosed; nothing for an unknown error."""
     from autograd_errors.hooks import answer_for
 
+    language = config.stash[_LANGUAGE]
     try:
-        answer = answer_for(error, width=_WIDTH, language=config.stash[_LANGUAGE])
+        answer = answer_for(error, width=_WIDTH, language=language)
     except Exception:  # noqa: BLE001 - the failure is reported; the answer is a courtesy
         answer = ""
-    if answer:
-        report.sections.append((SECTION, answer))
+    culprit = _culprit(error, item, language) if item is not None else ""
+    shown = "\n\n".join(part for part in (answer, culprit) if part)
+    if shown:
+        report.sections.append((SECTION, shown))
+
+
+def _culprit(error: BaseException, item: pytest.Item, language: str) -> str:
+    """The diagnosis of the test's ``error``, as text ("" for an unknown error)."""
+    try:
+        from autograd_errors.diagnosis.engine import diagnose_again
+        from autograd_errors.rendering.diagnosis import diagnosis_text
+        from autograd_errors.rendering.terminal import Style
+
+        diagnosis = diagnose_again(error, item.runtest)
+        if diagnosis is None:
+            return ""
+        return diagnosis_text(diagnosis, language, Style(False), _WIDTH)
+    except Exception as failure:  # noqa: BLE001 - the failure is reported; this is a courtesy
+        return f"the diagnosis failed ({type(failure).__name__}: {failure})"
 
 
 @pytest.hookimpl(wrapper=True)
@@ -85,7 +123,8 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     if report.failed and call.excinfo is not None and item.config.stash.get(_ACTIVE, False):
-        _add_section(item.config, report, call.excinfo.value)
+        diagnosed = item if call.when == "call" and item.config.stash[_DIAGNOSE] else None
+        _add_section(item.config, report, call.excinfo.value, diagnosed)
     return report
 
 

@@ -18,6 +18,7 @@ from autograd_errors.rendering.strings import ENGLISH, releases_text, with_relea
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from typing import Any
 
     from autograd_errors.catalog.model import Catalog, Cause
@@ -42,10 +43,14 @@ def _cause(cause: Cause, language: str) -> dict[str, Any]:
     return exported
 
 
-def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
+def catalog_json(
+    catalog: Catalog, language: str = ENGLISH, diagnosable: Collection[str] = ()
+) -> dict[str, Any]:
     """Everything the paste page needs, and nothing more: the texts in ``language`` (English
-    where an entry is not translated yet), ids and keys in English. The page's own words are
-    not here but in ``autograd-strings.js`` (:mod:`.sphinxext.assets`)."""
+    where an entry is not translated yet), ids and keys in English; for each entry, whether
+    ``run --diagnose`` would name the line (``diagnosable``: the ids a diagnosis traces, which
+    the site passes from :func:`autograd_errors.diagnosis.diagnosable_entries`). The page's own
+    words are not here but in ``autograd-strings.js`` (:mod:`.sphinxext.assets`)."""
     kinds = {
         kind.name: {
             "charset": kind.charset,
@@ -75,6 +80,7 @@ def catalog_json(catalog: Catalog, language: str = ENGLISH) -> dict[str, Any]:
                 ],
                 "retired": entry.retired.last_release if entry.retired else None,
                 "causes": [_cause(cause, language) for cause in text.causes],
+                "diagnosable": entry.id in diagnosable,
                 "wordings": [
                     {
                         "variant": w.variant,

@@ -6,7 +6,8 @@ the ``.detach()`` that cut the graph. It watches the program through torch's own
 ``TorchFunctionMode``, nodes' ``metadata`` and post-hooks, version counters), matches what it
 recorded against the values the message gives, and returns findings as data
 (:class:`~.findings.Diagnosis`: the entry, the common cause the evidence supports, the culprit
-lines with the part each played). It prints nothing; :mod:`.render` says it in words.
+lines with the part each played). It prints nothing;
+:mod:`autograd_errors.rendering.diagnosis` says it in words, for every surface.
 
 This subpackage owns: the recorder (:mod:`.recorder`), the probes (:mod:`.probes`, one module
 per family of entries, registered with :func:`.registry.probe`), the instrumented re-run
@@ -20,9 +21,13 @@ The calls the surfaces make (:mod:`.engine`):
 
 - :func:`diagnose_failure` ``(error, command)``: the diagnosis of a program's failure, running
   it again instrumented when its traceback is not enough;
+- :func:`diagnose_again` ``(error, again)``: the diagnosis of what ``again()`` raised in this
+  process, calling it once more, recorded, when the traceback is not enough (pytest's test,
+  IPython's cell);
 - :func:`diagnose_call` ``(function, entry)``: call it again in this process, recorded, and
   diagnose what it raises (a notebook cell, a test); :func:`recorder_for` ``(entry)`` and
   :func:`diagnose` ``(error, recording)`` are its two halves;
+- :func:`diagnosable_entries` ``()``: the entries a probe traces (the site's links);
 - :meth:`Command.of_this_process`: how to run this interpreter's program again.
 """
 
@@ -32,7 +37,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from autograd_errors.diagnosis.engine import (
+        diagnosable_entries,
         diagnose,
+        diagnose_again,
         diagnose_call,
         diagnose_failure,
         features_for,
@@ -46,7 +53,9 @@ __all__ = [
     "Culprit",
     "Diagnosis",
     "Note",
+    "diagnosable_entries",
     "diagnose",
+    "diagnose_again",
     "diagnose_call",
     "diagnose_failure",
     "features_for",
@@ -58,7 +67,9 @@ _HOMES = {
     "Culprit": "findings",
     "Diagnosis": "findings",
     "Note": "findings",
+    "diagnosable_entries": "engine",
     "diagnose": "engine",
+    "diagnose_again": "engine",
     "diagnose_call": "engine",
     "diagnose_failure": "engine",
     "features_for": "engine",

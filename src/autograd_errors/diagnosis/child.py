@@ -6,46 +6,35 @@ which the tests and the benchmark use), and writes the diagnosis of the error it
 
 from __future__ import annotations
 
-import os
-import runpy
 import sys
-import types
 
 
-def _run(target: str, module: bool, args: list[str]) -> None:
-    """Run the program as ``python SCRIPT`` or ``python -m MODULE`` does."""
-    if module:
-        sys.argv = [target, *args]
-        sys.path[0] = os.getcwd()
-        runpy.run_module(target, run_name="__main__", alter_sys=True)
-        return
-    path = os.path.abspath(target)
-    sys.argv = [target, *args]
-    sys.path[0] = os.path.dirname(path)
-    with open(path, "rb") as handle:
-        code = compile(handle.read(), path, "exec")
-    main = types.ModuleType("__main__")
-    main.__file__ = path
-    main.__builtins__ = __builtins__  # type: ignore[attr-defined]
-    sys.modules["__main__"] = main
-    exec(code, main.__dict__)
+def _run(target: str, module: bool, args: list[str]) -> BaseException | None:
+    """Run the program as ``python SCRIPT`` or ``python -m MODULE`` does
+    (:func:`autograd_errors.interpreter.program.run`, as ``run`` runs it): what it raised, or
+    None when it ended or exited."""
+    from autograd_errors.interpreter import program
+
+    # ``python -c`` put the working directory first on sys.path: a script's own directory
+    # takes its place, as ``python SCRIPT`` sets it (a module finds itself through it, as
+    # under ``python -m``, which puts the working directory there too).
+    if not module and sys.path and not getattr(sys.flags, "safe_path", False):
+        del sys.path[0]
+    try:
+        return program.run(target, args, module=module)
+    except SystemExit:
+        return None
 
 
 def main(argv: list[str]) -> int:
     from autograd_errors.diagnosis.engine import recorder_for, rerun_result
-    from autograd_errors.diagnosis.findings import write_json
+    from autograd_errors.interpreter.files import write_json
 
     result, entry, *program = argv
     module = program[0] == "-m"
     target, args = (program[1], program[2:]) if module else (program[0], program[1:])
-    error: BaseException | None = None
     with recorder_for(None if entry == "*" else entry) as recording:
-        try:
-            _run(target, module, args)
-        except SystemExit:
-            pass
-        except BaseException as raised:  # noqa: BLE001 - the program's error is what we study
-            error = raised
+        error = _run(target, module, args)
     diagnosis = rerun_result(error, entry, recording)
     write_json(result, {"diagnosis": diagnosis.as_dict()})
     return 0

@@ -4,6 +4,9 @@
   again. Errors raised where the bug is are diagnosed from their own traceback; the others
   need an instrumented run, which :func:`autograd_errors.diagnosis.rerun.rerun` makes
   (``run --diagnose``, ``install(diagnose=True)``).
+- :func:`diagnose_again`: an exception, and how to run the code that raised it again in this
+  process (a test, a notebook cell): from its traceback when that is enough, else by calling
+  it again, recorded (:func:`diagnose_call`);
 - :func:`diagnose_call`: run a function again in this process, recorded, and diagnose what it
   raises (a notebook cell run again, a test run again); :func:`recorder_for` and
   :func:`diagnose` are its two halves, for a caller that runs the code itself.
@@ -35,6 +38,13 @@ def registry() -> ModuleType:
     import autograd_errors.diagnosis.registry
 
     return autograd_errors.diagnosis.registry
+
+
+def diagnosable_entries() -> tuple[str, ...]:
+    """The entries a diagnosis traces (those a probe is registered for), sorted: what the site
+    links to "Diagnose your script" and the paste page says ``run --diagnose`` would name the
+    line of. The registry is the one list: a new probe adds its entries here."""
+    return tuple(sorted(registry().probes()))
 
 
 def features_for(entry: str | None) -> frozenset[str]:
@@ -135,3 +145,21 @@ def diagnose_call(function: Callable[[], object], entry: str | None = None) -> D
     if entry is not None:
         return rerun_result(error, entry, recording)
     return None if error is None else diagnose(error, recording)
+
+
+def diagnose_again(error: BaseException, again: Callable[[], object]) -> Diagnosis | None:
+    """The diagnosis of ``error``, which ``again()`` raised in this process (a test's call, a
+    notebook cell): from its traceback when that is enough, else by calling ``again()`` once
+    more inside a recorder armed for the error's entry. None for an error the catalog does
+    not know."""
+    failure = failure_of(error)
+    if failure is None:
+        return None
+    found = registry().probe_for(failure.entry)
+    if found is None or not found.records or failure.elsewhere:
+        return _probe(failure, None)
+    from autograd_errors.diagnosis.rerun import NESTED
+
+    if os.environ.get(NESTED):
+        return nothing(failure.entry, Note("diagnose.note.nested"))
+    return diagnose_call(again, failure.entry)

@@ -1,5 +1,6 @@
 """What a diagnosis found, as data: :class:`Diagnosis`, its :class:`Culprit` lines and its
-:class:`Note` sentences. Nothing here renders or prints; :mod:`.render` does.
+:class:`Note` sentences. Nothing here renders or prints;
+:mod:`autograd_errors.rendering.diagnosis` does.
 
 A note is a key of :data:`autograd_errors.rendering.strings.STRINGS` and the values it is
 filled with, so that every surface can say it in the user's language. Values are code, names,
@@ -8,10 +9,6 @@ numbers: they stay as they are in every language.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 
 #: The roles a culprit line plays, in the order a reader needs them. The ids are the JSON
@@ -142,19 +139,3 @@ class Diagnosis:
 def nothing(entry: str | None, *notes: Note) -> Diagnosis:
     """A diagnosis that found no culprit, and says why."""
     return Diagnosis(entry, None, (), notes)
-
-
-def write_json(path: str, data: object) -> None:
-    """Write ``data`` as JSON to ``path`` whole or not at all: a temporary file beside it,
-    then a rename over it."""
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".autograd-errors-", suffix=".json", dir=directory)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(data, stream, ensure_ascii=False, indent=2)
-            stream.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise

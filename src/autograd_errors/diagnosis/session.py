@@ -98,48 +98,60 @@ class RunDiagnosis:
         self._show(error)
 
     def _show(self, error: BaseException, *, thread: str | None = None) -> None:
-        from autograd_errors.diagnosis.engine import diagnose_failure
-        from autograd_errors.diagnosis.render import culprit_text
-        from autograd_errors.rendering.strings import ui
-        from autograd_errors.rendering.terminal import Style, text_width
-
-        stream = sys.stderr
-        if stream is None:
-            return
-        try:
-            if stream.isatty() and thread is None:
-                stream.write(ui("diagnose.progress", self.language) + "\n")
-                stream.flush()
-        except (OSError, ValueError):
-            pass
-        try:
-            diagnosis = diagnose_failure(error, None if thread else self.command, thread=thread)
-        except Exception as failure:  # a bug of ours must leave the program's result alone
-            if os.environ.get("AUTOGRAD_ERRORS_DEBUG"):
-                raise
-            stream.write(
-                f"\nautograd-errors: the diagnosis failed ({type(failure).__name__}: {failure}); "
-                "set AUTOGRAD_ERRORS_DEBUG=1 to see the traceback, and please report it.\n"
-            )
-            return
-        if diagnosis is None:
-            return
-        if self.diagnosis is None:
+        command = None if thread else self.command
+        diagnosis = show_diagnosis(error, command, self.language, thread=thread)
+        if diagnosis is not None and self.diagnosis is None:
             self.diagnosis = diagnosis
-        style, width = Style.for_stream(stream), text_width(stream)
-        text = culprit_text(diagnosis, self.language, style, width)
-        if text:
-            stream.write(f"\nautograd-errors: {text}\n")
-            stream.flush()
 
     def finish(self) -> None:
         """Write the report: the first failure's diagnosis, or none (``entry`` null)."""
         if self.report is None:
             return
-        from autograd_errors.diagnosis.findings import Diagnosis, write_json
+        from autograd_errors.diagnosis.findings import Diagnosis
+        from autograd_errors.interpreter.files import write_json
 
         try:
             write_json(self.report, (self.diagnosis or Diagnosis(None)).report())
         except OSError as error:  # the disk filled up while the program ran: say it, once
             reason = error.strerror or error
             print(f"autograd-errors: cannot write {self.report}: {reason}", file=sys.stderr)
+
+
+def show_diagnosis(
+    error: BaseException, command: Command | None, language: str, *, thread: str | None = None
+) -> Diagnosis | None:
+    """Diagnose ``error``, which ended the program ``command`` runs (None: it cannot be run
+    again), and write the diagnosis on standard error, under the answer: what ``run
+    --diagnose`` and ``install(diagnose=True)`` show. Never raises: a bug of ours leaves the
+    program's result alone, and says so in one line."""
+    from autograd_errors.diagnosis.engine import diagnose_failure
+    from autograd_errors.rendering.diagnosis import diagnosis_text
+    from autograd_errors.rendering.strings import ui
+    from autograd_errors.rendering.terminal import Style, text_width
+
+    stream = sys.stderr
+    if stream is None:
+        return None
+    try:
+        if stream.isatty() and thread is None:
+            stream.write(ui("diagnose.progress", language) + "\n")
+            stream.flush()
+    except (OSError, ValueError):
+        pass
+    try:
+        diagnosis = diagnose_failure(error, command, thread=thread)
+        if diagnosis is None:
+            return None
+        text = diagnosis_text(diagnosis, language, Style.for_stream(stream), text_width(stream))
+        if text:
+            stream.write(f"\nautograd-errors: {text}\n")
+            stream.flush()
+    except Exception as failure:  # a bug of ours must leave the program's result alone
+        if os.environ.get("AUTOGRAD_ERRORS_DEBUG"):
+            raise
+        stream.write(
+            f"\nautograd-errors: the diagnosis failed ({type(failure).__name__}: {failure}); "
+            "set AUTOGRAD_ERRORS_DEBUG=1 to see the traceback, and please report it.\n"
+        )
+        return None
+    return diagnosis

@@ -156,12 +156,3 @@ def dotted_name(node: ast.AST) -> str | None:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
-
-
-def display_path(path: str) -> str:
-    """``path`` relative to the working directory when it is under it."""
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:  # another drive
-        return path
-    return path if relative.startswith(os.pardir) else relative

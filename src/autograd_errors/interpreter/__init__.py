@@ -1,5 +1,6 @@
 """The running interpreter: changing it and giving it back (:mod:`.patches`), and running a
-program in it as ``python`` would (:mod:`.program`).
+program in it as ``python`` would (:mod:`.program`); and writing a file whole or not at all
+(:mod:`.files`), for the recordings and a diagnosis's reports.
 
 Owns every change the package makes to the interpreter it runs in: the hooks
 (:mod:`autograd_errors.hooks`), the observer of a gallery script

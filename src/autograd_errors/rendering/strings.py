@@ -124,7 +124,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Every common cause, why torch raises it, and the wording matched",
         "zh_CN": "所有常见原因、torch 报错的原因以及匹配到的措辞",
     },
-    # The diagnosis of `run --diagnose` (diagnosis/render.py): headings and labels.
+    # A diagnosis on every surface (rendering/diagnosis.py): headings and labels.
     "diagnose.heading": {"en": "Diagnosis:", "zh_CN": "诊断："},
     "diagnose.heading_rerun": {
         "en": "Diagnosis (the program was run again, instrumented, in {seconds} s):",
@@ -135,6 +135,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh_CN": "正在诊断：插桩后重新运行程序……",
     },
     "diagnose.culprit": {"en": "Culprit:", "zh_CN": "问题代码："},
+    # %autograd_diagnose in IPython (ipython.py).
+    "diagnose.ipython_nothing_failed": {
+        "en": "%autograd_diagnose: no cell has failed since the extension was loaded.",
+        "zh_CN": "%autograd_diagnose：加载扩展以来还没有单元格出错。",
+    },
+    "diagnose.ipython_unknown": {
+        "en": "%autograd_diagnose: the last failed cell's error is not one the catalog knows.",
+        "zh_CN": "%autograd_diagnose：最后一个出错单元格的报错不在目录中。",
+    },
     "diagnose.cause": {"en": "Cause:", "zh_CN": "原因："},
     "diagnose.nothing": {"en": "No culprit found.", "zh_CN": "没有找到问题代码。"},
     # The part each culprit line played (findings.ROLES).
@@ -459,6 +468,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "page.now": {"en": "now:", "zh_CN": "现为："},
     "page.added": {"en": "added:", "zh_CN": "新增："},
     "page.related": {"en": "Related entries", "zh_CN": "相关条目"},
+    "page.diagnose": {
+        "en": "To find the line of your own code where this error started, run your script "
+        "with {command}: {page}.",
+        "zh_CN": "要找到你自己的代码中引发这个报错的那一行，用 {command} 运行你的脚本：{page}。",
+    },
     "page.retired_after": {
         "en": "(retired after torch {release})",
         "zh_CN": "（torch {release} 之后已退役）",
@@ -540,6 +554,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh_CN": "无法加载条目目录（{reason}）。",
     },
     "paste.why": {"en": "Why. ", "zh_CN": "原因。"},
+    "paste.diagnose": {
+        "en": "To find the line of your own code where this started, run your script as "
+        "`python -m autograd_errors run --diagnose train.py`: it names that line.",
+        "zh_CN": "要找到你自己的代码中引发这个报错的那一行，这样运行你的脚本："
+        "`python -m autograd_errors run --diagnose train.py`，它会指出那一行。",
+    },
+    "paste.diagnoseLink": {"en": "Diagnose your script", "zh_CN": "诊断你的脚本"},
     "paste.readEntry": {
         "en": "Read the whole entry, with the repro and the fixes",
         "zh_CN": "阅读完整条目（含最小复现和修复方法）",

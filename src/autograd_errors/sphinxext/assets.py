@@ -44,9 +44,11 @@ def export_catalog(app: Sphinx, error: Exception | None) -> None:
 
     target = Path(app.outdir) / "_static" / CATALOG_JSON
     target.parent.mkdir(parents=True, exist_ok=True)
+    from autograd_errors.diagnosis import diagnosable_entries
     from autograd_errors.sphinxext.languages import build_language
 
-    data = export.catalog_json(site_catalog(), build_language(app.config))
+    diagnosable = diagnosable_entries()
+    data = export.catalog_json(site_catalog(), build_language(app.config), diagnosable)
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     target.write_text(text, "utf-8")
     # JSON is a JavaScript expression (ECMAScript 2019 and later), so the script is the same text.

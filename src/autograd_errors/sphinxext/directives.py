@@ -191,6 +191,14 @@ class EntryDirective(_EntryDirective):
                 f"   $ python -m autograd_errors explain {shlex.quote(' '.join(message.split()))}",
                 "",
             ]
+        if entry.id in diagnosable():
+            command = "``python -m autograd_errors run --diagnose train.py``"
+            lines += [
+                ".. rst-class:: autograd-diagnose",
+                "",
+                self.ui("page.diagnose", command=command, page=":doc:`/diagnose`"),
+                "",
+            ]
         return [*self.parse(lines), self._feedback(entry)]
 
     def _feedback(self, entry: Entry) -> nodes.Node:
@@ -277,6 +285,13 @@ class EntryFooterDirective(_EntryDirective):
             # The page's title, which is the entry's (pages.retitle_source).
             lines.append(f"- :doc:`/{catalog[other_id].path.removesuffix('.html')}`")
         return [*lines, ""]
+
+
+def diagnosable() -> frozenset[str]:
+    """The entries a diagnosis traces: their pages link to "Diagnose your script"."""
+    from autograd_errors.diagnosis import diagnosable_entries
+
+    return frozenset(diagnosable_entries())
 
 
 def release_groups(

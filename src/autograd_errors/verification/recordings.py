@@ -9,16 +9,15 @@ agreement with the catalog is a stage of :mod:`.consistency`.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import platform
 import re
-import stat
 import sys
 import tempfile
 
 from autograd_errors.catalog.releases import parse_release
+from autograd_errors.interpreter.files import write_json
 from autograd_errors.matcher.matching import find_matches
 from autograd_errors.verification.verdicts import Status
 
@@ -75,28 +74,10 @@ def is_pre_release(version: str) -> bool:
 
 
 def write_recording(path: str, data: dict[str, Any]) -> None:
-    """Write a recording whole or not at all: a temporary file beside it, then a rename, so
-    that a full disk or an interrupt leaves the previous recording as it was."""
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".torch-", suffix=".json.tmp", dir=directory)
-    try:
-        # mkstemp's file is 0600: the recording keeps the mode it had, or gets the one a new
-        # file would (0666 less the umask).
-        try:
-            mode = stat.S_IMODE(os.stat(path).st_mode)
-        except OSError:
-            umask = os.umask(0o022)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(temporary, mode)
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(data, stream, indent=1, ensure_ascii=False, sort_keys=True)
-            stream.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    """Write a recording whole or not at all (:func:`.files.write_json
+    <autograd_errors.interpreter.files.write_json>`), so that a full disk or an interrupt
+    leaves the previous recording as it was."""
+    write_json(path, data, prefix=".torch-", indent=1, sort_keys=True)
 
 
 def output_problem(path: str) -> str | None:

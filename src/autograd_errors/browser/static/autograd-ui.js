@@ -190,6 +190,7 @@
     const more = element("p");
     more.appendChild(entryLink(match.entry, text("readEntry")));
     box.appendChild(more);
+    if (match.entry.diagnosable) box.appendChild(diagnoseLine());
     if (match.kind !== "symptom") {
       box.appendChild(element("p", "autograd-wording",
         text("answer.wording", {variant: match.wording.variant, releases: match.wording.releases})));
@@ -204,6 +205,19 @@
       box.appendChild(fields);
     }
     return box;
+  }
+
+  // For an entry a diagnosis traces (the export's "diagnosable"): `run --diagnose` would name
+  // the line of the user's code where it started, and the page that says how.
+  function diagnoseLine() {
+    const line = prose("p", text("diagnose"));
+    line.className = "autograd-diagnose";
+    const link = element("a", "autograd-diagnose-link", text("diagnoseLink"));
+    const options = typeof DOCUMENTATION_OPTIONS !== "undefined" ? DOCUMENTATION_OPTIONS : {};
+    link.href = contentRoot() + "diagnose" + (options.LINK_SUFFIX || ".html");
+    line.appendChild(document.createTextNode(" "));
+    line.appendChild(link);
+    return line;
   }
 
   // What both pages say about a partial match, and above several that share a fragment:
