@@ -181,7 +181,7 @@ def catalog_json(
         },
         "entries": entries,
         # The silent pitfalls users describe or meet by Python's error (matcher/symptoms.py).
-        "symptoms": _symptoms_json(catalog, language),
+        "symptoms": _symptoms_json(catalog, language, diagnosable),
         # The words index of fuzzy.py, as built there: the browser does not recompute weights.
         # The wordings' word sequences it makes from their tokens, as fuzzy.py does.
         "words": {
@@ -193,7 +193,9 @@ def catalog_json(
     }
 
 
-def _symptoms_json(catalog: Catalog, language: str) -> list[dict[str, Any]]:
+def _symptoms_json(
+    catalog: Catalog, language: str, diagnosable: Collection[str]
+) -> list[dict[str, Any]]:
     """The pitfalls with symptoms: what the paste page shows of them, and what finds them."""
     found = []
     for entry in catalog:
@@ -211,7 +213,13 @@ def _symptoms_json(catalog: Catalog, language: str) -> list[dict[str, Any]]:
                 "details": list(text.details),
                 "hints": [],
                 "retired": None,
+                # The answer leads with a common cause, as the command line's does.
+                "causes": [_cause(cause, language) for cause in text.causes],
+                "diagnosable": entry.id in diagnosable,
                 "wordings": [],
+                # What the symptom's stand-in wording says of releases: a pitfall has no
+                # message of its own to date, so every release (as the Python matcher says).
+                "releases": releases_text(None, None, language),
                 # Matched in English, as the Python matcher does: users paste English.
                 "phrases": [entry.title, *entry.symptoms],
                 "errors": [

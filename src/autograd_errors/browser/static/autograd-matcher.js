@@ -750,7 +750,7 @@
   }
 
   function symptomMatch(entry, text) {
-    const wording = { variant: "symptom", exception: "", releases: "",
+    const wording = { variant: "symptom", exception: "", releases: entry.releases,
       template: { render: () => text } };
     return { entry, wording, fields: {}, score: 0, kind: "symptom", start: -1, end: -1,
       message: text, details: details(entry, {}) };
