@@ -63,7 +63,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "answer.symptom": {
         "en": "Found by its symptom ({symptom}): this pitfall raises no message of its own.",
-        "zh_CN": "根据症状（{symptom}）找到：这个陷阱本身不会报出任何信息。",
+        "zh_CN": "根据症状“{symptom}”找到：这个陷阱本身不会报出任何信息。",
     },
     "answer.wording": {
         "en": "Wording '{variant}', printed by {releases}.",

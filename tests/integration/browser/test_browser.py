@@ -197,7 +197,10 @@ def test_home_page_box_leads_to_the_explanation(browser, server):
 
 
 @pytest.mark.parametrize(
-    ("query", "page"), [("retain_graph", "backward-twice"), ("detach", "detach-shares-storage")]
+    ("query", "page"),
+    # The pages whose titles name the word: AE102 ("retain_graph=True on the last backward"),
+    # and the pitfall of detach()'s shared memory.
+    [("retain_graph", "ae102"), ("detach", "detach-shares-storage")],
 )
 def test_word_searches_still_work(browser, server, query, page):
     from selenium.webdriver.common.by import By

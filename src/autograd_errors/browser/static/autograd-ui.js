@@ -160,8 +160,12 @@
       const line = element("p", "autograd-your-line");
       line.appendChild(element("strong", null, text("answer.your_line")));
       line.appendChild(document.createTextNode(" " + frameLocation(frame)));
+      if (frame.code) {
+        // On the same line as its place: the answer's advice stays in the first screen.
+        line.appendChild(document.createTextNode(" "));
+        line.appendChild(element("code", "autograd-code", frame.code));
+      }
       box.appendChild(line);
-      if (frame.code) box.appendChild(element("pre", "autograd-code", frame.code));
     }
     if (match.kind !== "symptom") {
       // A pitfall raises no message: the note above names the symptom it was found by.
@@ -170,7 +174,11 @@
       message.tabIndex = 0; // a long message scrolls in its box: keyboard users can scroll it
       box.appendChild(message);
     }
-    for (const line of match.details) box.appendChild(prose("p", line));
+    // What happened (the first sentence), then the most specific advice (a hint for this
+    // paste's values comes last), as the command line's short answer (rendering/text.py);
+    // the entry's page has the rest.
+    const details = match.details.slice(0, 1).concat(match.details.slice(1).slice(-1));
+    for (const line of details) box.appendChild(prose("p", line));
     const choice = match.cause;
     if (choice) {
       const cause = match.entry.causes.find((c) => c.id === choice.id);
