@@ -75,7 +75,7 @@ OPTIONS = {
         Option(
             ("--timeout",),
             "check, record: the seconds each gallery script may run before it is stopped\n"
-            "and its entry fails as TIMEOUT (default 60)",
+            "and its entry fails as TIMEOUT (default 300)",
             value="SECONDS",
             parse=_seconds,
         ),

@@ -43,10 +43,8 @@ if TYPE_CHECKING:
     from typing import Any, BinaryIO
 
 #: The seconds a script may run before it is stopped and failed as ``TIMEOUT``. The slowest
-#: script takes a few seconds on a loaded 2-core machine: a minute is ten times that, and
-#: short enough that a hanging script is named before a CI step's or a user's patience (two
-#: minutes in the fault report's F05) ends first, with nothing said.
-DEFAULT_TIMEOUT = 60.0
+#: script takes a few seconds on a loaded 2-core machine.
+DEFAULT_TIMEOUT = 300.0
 #: What the server may take beyond a script's timeout to answer (stopping the script, reading
 #: its output) before the caller gives up on it.
 _GRACE = 30.0
