@@ -5,11 +5,20 @@ from __future__ import annotations
 
 import os
 
-from autograd_errors.cli.output import EXIT_NO_MATCH, EXIT_OK, print_json, print_text, refuse
+from autograd_errors.cli.output import (
+    EXIT_NO_MATCH,
+    EXIT_OK,
+    print_error,
+    print_json,
+    print_text,
+    refuse,
+)
 from autograd_errors.cli.table import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from autograd_errors.cli.table import Options
 
 
@@ -27,7 +36,9 @@ def check(options: Options) -> int:
     unknown = [entry_id for entry_id in options.args if entry_id not in catalog]
     if unknown:
         raise UsageError(f"check: no entry {unknown[0]!r}", show_usage=False)
-    results = runner.check(catalog, only=options.args or None, timeout=_timeout(options))
+    timeout = _timeout(options)
+    only = options.args or None
+    results = runner.check_noting(catalog, None, only, timeout, _slow("check", timeout))
     code = EXIT_NO_MATCH if any(result.status.failing for result in results) else EXIT_OK
     if options.json:
         return print_json({"torch": version, "results": [r.as_dict() for r in results]}, code)
@@ -60,7 +71,9 @@ def record(options: Options) -> int:
     if problem:
         return refuse("record", problem)
     entries = load()
-    judged = runner.run_all(entries, gallery.scripts(), _timeout(options))
+    judged = runner.run_all(
+        entries, gallery.scripts(), _timeout(options), _slow("record", _timeout(options))
+    )
     try:
         recordings.write_recording(path, recordings.recording_data(entries, judged, version))
     except OSError as error:
@@ -71,6 +84,21 @@ def record(options: Options) -> int:
     summary = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
     code = EXIT_NO_MATCH if any(result.status.failing for result, _ in judged) else EXIT_OK
     return print_text(f"torch {version}: {summary}; written to {shown}", code)
+
+
+def _slow(command: str, timeout: float) -> Callable[[str, float], None]:
+    """What says on stderr which script holds ``command`` up: the report comes only at the
+    end, and a caller that gives up before the script's timeout would otherwise have
+    nothing (the fault report's F05: a hanging script, killed after two minutes, 0 bytes)."""
+
+    def notice(path: str, seconds: float) -> None:
+        entry_id = os.path.splitext(os.path.basename(path))[0]
+        print_error(
+            f"autograd-errors {command}: {entry_id} ({path}) is still running after "
+            f"{seconds:g} s; it is stopped at {timeout:g} s (--timeout)\n"
+        )
+
+    return notice
 
 
 def _timeout(options: Options) -> float:

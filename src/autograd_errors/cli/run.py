@@ -82,15 +82,22 @@ def _report(raised: BaseException) -> None:
     missing or fails gets Python's words, and the program's traceback is shown anyway."""
     import traceback
 
-    hook = getattr(sys, "excepthook", None)
-    if hook is None:
+    # Deleted, Python says it is missing; set to None, Python calls it all the same (a
+    # TypeError, reported as a failing hook below).
+    if not hasattr(sys, "excepthook"):
         print("sys.excepthook is missing", file=sys.stderr)
         traceback.print_exception(type(raised), raised, raised.__traceback__)
         return
+    hook = sys.excepthook
     try:
         hook(type(raised), raised, raised.__traceback__)
     except BaseException as failure:  # noqa: BLE001 - the program's own hook, reported as Python does
         print("Error in sys.excepthook:", file=sys.stderr)
-        traceback.print_exception(type(failure), failure, failure.__traceback__)
+        # From the hook's own frame, as Python prints it: this function's call is not the
+        # program's, and would be the one line telling ``run`` from ``python``.
+        shown = failure.__traceback__
+        if shown is not None and shown.tb_frame.f_code is _report.__code__:
+            shown = shown.tb_next
+        traceback.print_exception(type(failure), failure, shown)
         print("\nOriginal exception was:", file=sys.stderr)
         traceback.print_exception(type(raised), raised, raised.__traceback__)

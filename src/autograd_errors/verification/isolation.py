@@ -40,11 +40,20 @@ from autograd_errors.verification.verdicts import Status
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, BinaryIO
 
-#: The seconds a script may run before it is stopped and failed as ``TIMEOUT``. The slowest
-#: script takes a few seconds on a loaded 2-core machine.
+    #: Told a script's path and how long it has run, once it runs longer than ``SLOW_AFTER``.
+    SlowNotice = Callable[[str, float], None]
+
+#: The seconds a script may run before it is stopped and failed as ``TIMEOUT``. Most scripts
+#: take a few seconds; anomaly-cost, a benchmark, takes some 40 s on its own and more than 60 s
+#: in a site build on a loaded 2-core machine: the default leaves it room.
 DEFAULT_TIMEOUT = 300.0
+#: The seconds after which a script still running is named (``notice``): a caller that gives
+#: up before the timeout (a CI step's limit, a user's patience) has been told which script
+#: holds the run, instead of nothing (the fault report's F05). Past the slowest script's time.
+SLOW_AFTER = 60.0
 #: What the server may take beyond a script's timeout to answer (stopping the script, reading
 #: its output) before the caller gives up on it.
 _GRACE = 30.0
@@ -89,8 +98,15 @@ class Isolation:
     A context manager: leaving it stops the server. With ``fresh``, each script gets a fresh
     interpreter instead of a fork of the server (what platforms without ``fork`` get)."""
 
-    def __init__(self, timeout: float = DEFAULT_TIMEOUT, *, fresh: bool = False) -> None:
+    def __init__(
+        self,
+        timeout: float = DEFAULT_TIMEOUT,
+        *,
+        fresh: bool = False,
+        notice: SlowNotice | None = None,
+    ) -> None:
         self.timeout = timeout
+        self.notice = notice
         self.fresh = fresh or not hasattr(os, "fork")
         self._server: subprocess.Popen[bytes] | None = None
         self._answers: queue.Queue[bytes] = queue.Queue()
@@ -113,7 +129,7 @@ class Isolation:
             deadline = time.monotonic() + self.timeout + _GRACE
             started = self._receive(deadline)
             self._running = started.get("started")
-            answer = self._receive(deadline)
+            answer = self._receive(deadline, slow=self._slow_notice(path))
             self._running = None
         except ServerLost as lost:
             self._stop()
@@ -168,9 +184,28 @@ class Isolation:
         except OSError as error:
             raise ServerLost(f"it stopped reading ({error})") from None
 
-    def _receive(self, deadline: float) -> dict[str, Any]:
+    def _slow_notice(self, path: str) -> Callable[[], None] | None:
+        """What tells ``notice`` that the script at ``path`` is slow; None without one, or
+        when the script is stopped before it would be slow."""
+        notice = self.notice
+        if notice is None or self.timeout <= SLOW_AFTER:
+            return None
+        return lambda: notice(path, SLOW_AFTER)
+
+    def _receive(
+        self, deadline: float, *, slow: Callable[[], None] | None = None
+    ) -> dict[str, Any]:
+        """The server's next answer, waited for until ``deadline``; ``slow`` is called once
+        when none came within :data:`SLOW_AFTER` seconds."""
         try:
-            line = self._answers.get(timeout=max(0.0, deadline - time.monotonic()))
+            if slow is not None and deadline - time.monotonic() > SLOW_AFTER:
+                try:
+                    line = self._answers.get(timeout=SLOW_AFTER)
+                except queue.Empty:
+                    slow()
+                    line = self._answers.get(timeout=max(0.0, deadline - time.monotonic()))
+            else:
+                line = self._answers.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
             raise ServerLost("it stopped answering") from None
         if not line:

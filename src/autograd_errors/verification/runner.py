@@ -15,6 +15,7 @@ from autograd_errors.verification.verdicts import UNVERIFIED, Result, Status
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autograd_errors.catalog.model import Catalog
+    from autograd_errors.verification.isolation import SlowNotice
 
 
 def check(
@@ -25,27 +26,43 @@ def check(
 ) -> list[Result]:
     """Run every gallery script on the installed torch and judge each entry (``only``: just
     these entries; ``timeout``: the seconds each script may run)."""
+    return check_noting(catalog, directory, only, timeout, None)
+
+
+def check_noting(
+    catalog: Catalog | None,
+    directory: str | None,
+    only: list[str] | None,
+    timeout: float,
+    notice: SlowNotice | None,
+) -> list[Result]:
+    """:func:`check`, telling ``notice`` of a script still running after
+    ``isolation.SLOW_AFTER`` seconds (what the command line shows on stderr). Apart from
+    :func:`check`, whose signature the API page documents."""
     catalog = catalog or load()
     found = gallery.scripts(directory)
     if only is not None:
         found = [script for script in found if script.entry_id in only]
-        return [result for result, _ in run_all(catalog, found, timeout)]
+        return [result for result, _ in run_all(catalog, found, timeout, notice)]
     results = [
         Result(entry_id, Status.FIX_FAILS, "", problem)
         for entry_id, problem in correspondence_problems(catalog, found)
     ]
-    return results + [result for result, _ in run_all(catalog, found, timeout)]
+    return results + [result for result, _ in run_all(catalog, found, timeout, notice)]
 
 
 def run_all(
-    catalog: Catalog, found: list[gallery.Script], timeout: float = DEFAULT_TIMEOUT
+    catalog: Catalog,
+    found: list[gallery.Script],
+    timeout: float = DEFAULT_TIMEOUT,
+    notice: SlowNotice | None = None,
 ) -> list[tuple[Result, Observation]]:
     """Each catalog entry's script, run in a process of its own and judged on the installed
     torch. A script whose process handed back nothing (:class:`.isolation.Stopped`: it hung,
     ended its process, was killed) is failed with the status that says so."""
     release = environment.torch_version()
     judged = []
-    with Isolation(timeout) as isolation:
+    with Isolation(timeout, notice=notice) as isolation:
         for script in found:
             if script.entry_id not in catalog:
                 continue

@@ -140,6 +140,44 @@ def test_uninstall_restores_the_hooks(cli_env):
     assert result.stdout == "restored\n", result.stderr
 
 
+def test_uninstall_leaves_a_hook_installed_after_ours(cli_env):
+    """H5 (F16): ``uninstall()`` put back the hook it had saved whatever had happened since,
+    so a hook installed after ours (rich's, here a plain one doing what rich does) was
+    dropped. It stays; and one that chains over ours still reaches the hook ours chained
+    to (``later``, by then), with no answer from ours any more."""
+    result = run(
+        """
+        import sys, autograd_errors
+        def before(kind, error, traceback):
+            print("BEFORE", kind.__name__)
+        sys.excepthook = before
+        autograd_errors.install()
+        def later(kind, error, traceback):
+            print("LATER", kind.__name__)
+        sys.excepthook = later
+        autograd_errors.uninstall()
+        print("kept:", sys.excepthook is later)
+        autograd_errors.install()
+        ours = sys.excepthook
+        def chained(kind, error, traceback):
+            print("CHAINED", kind.__name__)
+            ours(kind, error, traceback)
+        sys.excepthook = chained
+        autograd_errors.uninstall()
+        print("chained kept:", sys.excepthook is chained)
+        import torch
+        x = torch.randn(3, requires_grad=True)
+        x += 1
+        """,
+        cli_env,
+    )
+    assert result.returncode == 1
+    assert result.stdout == (
+        "kept: True\nchained kept: True\nCHAINED RuntimeError\nLATER RuntimeError\n"
+    )
+    assert "autograd-errors" not in result.stderr
+
+
 def test_known_warnings_get_a_pointer_once_per_call_site(cli_env):
     result = run(
         """

@@ -132,6 +132,43 @@ def test_a_script_that_hangs_is_stopped_at_its_timeout_and_says_where(project):
     assert project.left_running() == []
 
 
+def test_a_caller_that_gives_up_before_the_timeout_has_been_told_which_script_hangs(project):
+    """K1 as the fault report ran it (F05): ``check`` with no ``--timeout`` (300 s a script:
+    anomaly-cost takes 40 s on its own), given up by its caller after two minutes, had said
+    nothing at all. A script still running after ``SLOW_AFTER`` seconds is named on stderr
+    at once, and stdout (a ``--json`` reader's) stays empty until the report."""
+    from autograd_errors.verification.isolation import DEFAULT_TIMEOUT, SLOW_AFTER
+
+    assert SLOW_AFTER < 120 - 30 < DEFAULT_TIMEOUT  # named within F05's two minutes
+    project.append(CHANGED, "import time\ntime.sleep(10**6)\n")
+    process = subprocess.Popen(
+        project.command("check", "--json", entry_of(NEIGHBOUR), entry_of(CHANGED)),
+        env=project.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        started = time.monotonic()
+        line = process.stderr.readline()  # blocks until check says something
+        assert time.monotonic() - started < 120
+        script = project.root / "gallery" / CHANGED
+        assert line == (
+            f"autograd-errors check: {entry_of(CHANGED)} ({script}) is still running after "
+            f"{SLOW_AFTER:g} s; it is stopped at {DEFAULT_TIMEOUT:g} s (--timeout)\n"
+        )
+        assert process.poll() is None
+        process.send_signal(signal.SIGINT)  # the caller gives up
+        stdout, stderr = process.communicate(timeout=30)
+        assert (process.returncode, stdout, stderr) == (130, "", "")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert project.left_running() == []
+
+
 def test_a_script_killed_by_a_signal_fails_as_crashed(project):
     project.append(CHANGED, "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n")
     result = project.run("check", entry_of(CHANGED), entry_of(NEIGHBOUR))
