@@ -96,7 +96,7 @@ def test_a_reworded_message_fails_the_build_even_with_nothing_else_changed(rebui
     output = result.stdout + result.stderr
     assert "DRIFT       data-not-tensor" in output
     assert "diff: Variable data [-must-] {+has to+} be a tensor, but got" in output
-    assert sphinx_build(project).returncode == 0
+    # (The restored catalog is the one the shared site fixture built: no third build here.)
 
 
 @pytest.mark.parametrize("entry_id", CATALOG.ids)

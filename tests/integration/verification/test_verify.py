@@ -17,7 +17,7 @@ from autograd_errors.verification.observer import run_script
 from autograd_errors.verification.verdicts import Status
 
 REPO = Path(__file__).parents[3]
-#: Repros written for a test do not run the entries' common causes (test_causes.py does).
+#: Repros written for a test do not run the entries' common causes (test_cause_verdicts.py does).
 CATALOG = catalog_without_causes()
 
 
