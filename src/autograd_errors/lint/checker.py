@@ -129,7 +129,7 @@ def _encoding(source: bytes) -> str:
         return "utf-8"
 
 
-#: What a bare ``# noqa`` suppresses: every code.
+#: What a bare ``noqa`` comment suppresses: every code.
 EVERY = "*"
 
 

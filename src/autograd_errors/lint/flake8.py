@@ -57,7 +57,7 @@ class Plugin:
     def run(self) -> Iterator[tuple[int, int, str, type[Plugin]]]:
         if not isinstance(self.tree, ast.Module):
             return
-        # flake8 decides what else is reported (--select, --ignore, # noqa).
+        # flake8 decides what else is reported (--select, --ignore, noqa comments).
         select = ["AE", *self.opinionated]
         for rule, line, offset, fields in run_rules(self.tree, select=select):
             text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
