@@ -158,7 +158,10 @@ def no_side_column(browser) -> bool:
 
 @pytest.mark.parametrize("size", VIEWPORTS)
 @pytest.mark.parametrize("language", ["", "zh_CN/"])
-def test_the_paste_page_without_a_paste_has_no_empty_column(browser, server, size, language):
+def test_the_paste_page_without_a_paste_has_no_empty_column(
+    browser, server, size, language, request
+):
+    built_in(language, request)
     with viewport(browser, size):
         load_page(browser, f"{server}{language}explain.html", "#autograd-paste")
         screenshot(browser, f"paste-empty-{language[:2] or 'en'}-{size}")
