@@ -322,3 +322,25 @@ def once_per_run(
             partial.write_text(json.dumps(result), encoding="utf-8")
             partial.replace(done)
     return json.loads(done.read_text(encoding="utf-8"))
+
+
+def interrupted(command: list[str], env: dict[str, str], directory: str | None = None) -> int:
+    """The exit status of ``command`` sent SIGINT (Ctrl-C) once it printed its first line,
+    ``ready`` (a negative status: the signal it died of)."""
+    import signal
+    import subprocess
+    import time
+
+    process = subprocess.Popen(
+        command, cwd=directory, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline() == b"ready\n"
+        time.sleep(0.3)
+        process.send_signal(signal.SIGINT)
+        return process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

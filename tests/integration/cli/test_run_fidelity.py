@@ -9,11 +9,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import zipfile
 from pathlib import Path
 
 import pytest
+from helpers import interrupted
 
 PYTHON = (sys.executable,)
 RUN = (sys.executable, "-m", "autograd_errors", "run")
@@ -180,23 +180,6 @@ def test_a_program_whose_own_excepthook_fails_still_shows_its_error(tmp_path, cl
     assert (run.returncode, run.stdout, run.stderr) == (1, python.stdout, python.stderr)
 
 
-def interrupted(command: list[str], directory: Path, env: dict[str, str]) -> int:
-    """The exit status of ``command`` sent SIGINT (Ctrl-C) once it printed its first line."""
-    process = subprocess.Popen(
-        command, cwd=directory, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-    )
-    try:
-        assert process.stdout is not None
-        assert process.stdout.readline() == b"ready\n"
-        time.sleep(0.3)
-        process.send_signal(signal.SIGINT)
-        return process.wait(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-
-
 @pytest.mark.skipif(os.name != "posix", reason="a death by a signal is POSIX's")
 def test_ctrl_c_under_run_dies_of_sigint_as_python_does(tmp_path, cli_env):
     """R2: ``run`` exited 130, so a shell loop around it went on to its next iteration."""
@@ -204,5 +187,5 @@ def test_ctrl_c_under_run_dies_of_sigint_as_python_does(tmp_path, cli_env):
         "import atexit, time\natexit.register(print, 'atexit ran')\n"
         "print('ready', flush=True)\ntime.sleep(60)\n"
     )
-    assert interrupted([*PYTHON, "sleeper.py"], tmp_path, cli_env) == -signal.SIGINT
-    assert interrupted([*RUN, "sleeper.py"], tmp_path, cli_env) == -signal.SIGINT
+    assert interrupted([*PYTHON, "sleeper.py"], cli_env, str(tmp_path)) == -signal.SIGINT
+    assert interrupted([*RUN, "sleeper.py"], cli_env, str(tmp_path)) == -signal.SIGINT

@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+from helpers import interrupted
 
 SLEEPER = (
     "import sys, time\n"
@@ -20,28 +21,12 @@ SLEEPER = (
 )
 
 
-def interrupted(script, how: str, env) -> int:
-    process = subprocess.Popen(
-        [sys.executable, str(script), how], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    try:
-        assert process.stdout is not None
-        assert process.stdout.readline() == b"ready\n"
-        time.sleep(0.3)
-        process.send_signal(signal.SIGINT)
-        return process.wait(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-
-
 @pytest.mark.skipif(os.name != "posix", reason="a death by a signal is POSIX's")
 def test_ctrl_c_with_install_dies_of_sigint_as_without_it(tmp_path, cli_env):
     script = tmp_path / "sleeper.py"
     script.write_text(SLEEPER)
-    assert interrupted(script, "plain", cli_env) == -signal.SIGINT
-    assert interrupted(script, "install", cli_env) == -signal.SIGINT
+    assert interrupted([sys.executable, str(script), "plain"], cli_env) == -signal.SIGINT
+    assert interrupted([sys.executable, str(script), "install"], cli_env) == -signal.SIGINT
 
 
 @pytest.mark.skipif(os.name != "posix", reason="a death by a signal is POSIX's")
