@@ -10,11 +10,10 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import copy_project, shared_directory, sphinx_build
+from helpers import copy_project, shared_directory
 
 from autograd_errors import catalog
 
@@ -66,60 +65,93 @@ def cli(cli_env: dict[str, str]) -> Cli:
 # The site, built once for the whole run (issue 25) --------------------------------------------
 # Every site test (the pages, the downloads, the browser, the layout, the translations) reads
 # one build of a copy of the project, the English site and the Chinese one inside it, as
-# `make docs` builds them. Under pytest-xdist the workers share it: the first that needs it
-# builds it, under a lock, and the others wait for that build instead of making their own.
-# The tests that rebuild on purpose do it in a copy of their own (`rebuilt_project`).
+# `make docs` builds them. The builds start with the run, in a process of their own
+# (tests/site_builds.py), when the run holds a site test: under pytest-xdist the first worker
+# starts them, and every site test waits for their outcome. The site's tests come last, so the
+# builds use the cores while the others run. The tests that rebuild on purpose do it in a copy
+# of their own (`rebuilt_project`).
+
+#: The longest a site test waits for a build: a cold build takes some 5 minutes here.
+SITE_BUILD_WAIT = 1800
 
 
-def _built_once(
-    shared: Path, name: str, build: Callable[[], subprocess.CompletedProcess[str]]
-) -> None:
-    """Run ``build`` once for the whole run; each caller fails with its output if it failed."""
+def _start_site_builds(shared: Path) -> Path:
+    """Copy the project and start its builds, once for the whole run; the copy's path."""
     import fcntl
 
-    done = shared / f"{name}.built.json"
-    with (shared / f"{name}.lock").open("w") as lock:
+    target = shared / "site-project"
+    started = shared / "site-builds.started"
+    with (shared / "site-builds.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not done.exists():
-            result = build()
-            done.write_text(
-                json.dumps(
-                    {"returncode": result.returncode, "output": result.stdout + result.stderr}
-                ),
-                encoding="utf-8",
+        if not started.exists():
+            copy_project(target)
+            script = Path(__file__).parent / "site_builds.py"
+            builds = subprocess.Popen(
+                [sys.executable, str(script), str(target), str(shared)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=(shared / "site-builds.err").open("wb"),
+                env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},
             )
+            started.write_text(str(builds.pid), encoding="utf-8")
+    return target
+
+
+def _wait_for_build(shared: Path, name: str) -> None:
+    """Wait for the background build ``name``; fail with its output if it failed, or with why
+    it never ended."""
+    import time
+
+    done = shared / f"{name}.built.json"
+    pid = int((shared / "site-builds.started").read_text(encoding="utf-8"))
+    deadline = time.monotonic() + SITE_BUILD_WAIT
+    while not done.exists():
+        if not _running(pid):
+            time.sleep(1)  # its last outcome may be on its way
+            if done.exists():
+                break
+            errors = (shared / "site-builds.err").read_text(encoding="utf-8", errors="replace")
+            pytest.fail(f"the site builds ended without building {name}:\n{errors}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"the {name} build did not end within {SITE_BUILD_WAIT} s")
+        time.sleep(0.5)
     outcome = json.loads(done.read_text(encoding="utf-8"))
     assert outcome["returncode"] == 0, outcome["output"]
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is alive (a zombie, ended but not yet reaped by its worker, is not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _site_builds_started(request: pytest.FixtureRequest, tmp_path_factory) -> None:
+    """Start the site's builds at the run's first test, when it holds a site test."""
+    if request.config.stash.get(_RUN_HAS_SITE_TESTS, False):
+        _start_site_builds(shared_directory(tmp_path_factory))
 
 
 @pytest.fixture(scope="session")
 def site_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The run's copy of the project, the site built in it (read it only: see above)."""
-    shared = shared_directory(tmp_path_factory)
-    target = shared / "site-project"
-    _built_once(shared, "project", lambda: _copied(target))
-    return target
-
-
-def _copied(target: Path) -> subprocess.CompletedProcess[str]:
-    copy_project(target)
-    return subprocess.CompletedProcess([], 0, "", "")
+    return _start_site_builds(shared_directory(tmp_path_factory))
 
 
 @pytest.fixture(scope="session")
 def site(site_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The English site, built from scratch as `make docs` builds it."""
-    shared = shared_directory(tmp_path_factory)
-    _built_once(shared, "site", lambda: sphinx_build(site_project))
+    _wait_for_build(shared_directory(tmp_path_factory), "site")
     return site_project / "_build" / "html"
 
 
 @pytest.fixture(scope="session")
 def zh_site(site_project: Path, site: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The Chinese site, built after the English one as `make docs` builds it."""
-    arguments = ("-D", "language=zh_CN", "docs", "_build/html/zh_CN")
-    shared = shared_directory(tmp_path_factory)
-    _built_once(shared, "zh-site", lambda: sphinx_build(site_project, *arguments))
+    _wait_for_build(shared_directory(tmp_path_factory), "zh-site")
     return site / "zh_CN"
 
 
@@ -137,10 +169,18 @@ def uses_the_site(item: pytest.Item) -> bool:
     return bool({"site", "zh_site", "site_project", "server"} & names)
 
 
+_RUN_HAS_SITE_TESTS = pytest.StashKey[bool]()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The site's tests last (a stable sort): under xdist both workers first run the tests
-    that need no site, while the first to reach a site test builds it."""
+    that need no site, while the site is built in the background."""
     items.sort(key=uses_the_site)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Whether the run, as selected (``-k``, paths), holds a site test."""
+    session.config.stash[_RUN_HAS_SITE_TESTS] = any(map(uses_the_site, session.items))
 
 
 # The built site, served on 127.0.0.1, in Debian's Chromium driven by Selenium: the browser

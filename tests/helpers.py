@@ -9,8 +9,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -344,3 +347,66 @@ def interrupted(command: list[str], env: dict[str, str], directory: str | None =
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+class GalleryProject:
+    """A copy of ``src/`` and ``gallery/`` whose scripts a test changes; ``run`` runs the
+    command line on it, with a marker in the environment to find what it left running."""
+
+    def __init__(self, root: Path, env: dict[str, str]) -> None:
+        self.root = root
+        shutil.copytree(REPO / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(REPO / "gallery", root / "gallery")
+        self.marker = uuid.uuid4().hex
+        self.env = {
+            **env,
+            "PYTHONPATH": str(root / "src"),
+            "AUTOGRAD_ERRORS_TEST_MARKER": self.marker,
+        }
+
+    def keep_only(self, *scripts: str) -> None:
+        """Remove every gallery script but ``scripts``: a recording run of only those (one of
+        every script costs minutes, and ``record`` of the whole gallery has a test of its own)."""
+        for path in (self.root / "gallery").glob("*/*.py"):
+            if path.relative_to(self.root / "gallery").as_posix() not in scripts:
+                path.unlink()
+
+    def append(self, script: str, code: str) -> None:
+        path = self.root / "gallery" / script
+        path.write_text(path.read_text(encoding="utf-8") + "\n" + code, encoding="utf-8")
+
+    def line_count(self, script: str) -> int:
+        return len((self.root / "gallery" / script).read_text(encoding="utf-8").splitlines())
+
+    def command(self, *args: str) -> list[str]:
+        return [sys.executable, "-m", "autograd_errors", *args]
+
+    def run(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            self.command(*args),
+            env=self.env,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+
+    def left_running(self) -> list[str]:
+        """The processes still running with this project's marker: none, once a command
+        ended."""
+        time.sleep(0.3)  # a killed process's entry leaves /proc once its parent reaped it
+        found = []
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or int(name) == os.getpid():
+                continue
+            try:
+                environ = Path(f"/proc/{name}/environ").read_bytes()
+                command = Path(f"/proc/{name}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if f"AUTOGRAD_ERRORS_TEST_MARKER={self.marker}".encode() in environ.split(b"\0"):
+                shown = command.replace(b"\0", b" ").decode(errors="replace")
+                found.append(f"{name}: {shown}")
+                os.kill(int(name), signal.SIGKILL)  # not left for the next test either
+        return found

@@ -56,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
 
         if is_program_interrupt(interrupt):
             raise  # `run`'s program ended by Ctrl-C: this process dies of SIGINT, as it would
-        return 130
+        signalled: int = getattr(interrupt, "exit_code", 130)  # check's SIGTERM: 143
+        return signalled
     except Exception as error:
         if os.environ.get("AUTOGRAD_ERRORS_DEBUG"):
             raise

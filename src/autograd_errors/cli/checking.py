@@ -3,7 +3,9 @@ and judged; ``record`` writes what this release raised to ``data/observed/``."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 
 from autograd_errors.cli.output import (
     EXIT_NO_MATCH,
@@ -17,9 +19,50 @@ from autograd_errors.cli.table import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
+    from types import FrameType
 
     from autograd_errors.cli.table import Options
+    from autograd_errors.verification.runner import RunStopped
+
+#: The signals a caller gives up with, besides Ctrl-C: ``timeout``, a CI runner, a closed
+#: terminal. Python would die of them at once, reporting nothing.
+_GIVING_UP = ("SIGTERM", "SIGHUP")
+
+
+class Terminated(KeyboardInterrupt):
+    """A signal of :data:`_GIVING_UP`, raised where the run is, as Ctrl-C is: the run stops
+    its script and reports what it reached; the exit code is the shell's for that signal."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(signal.Signals(number).name)
+        self.exit_code = 128 + number
+
+
+def _interrupt_exit(interrupt: KeyboardInterrupt) -> tuple[str, int]:
+    """The signal's name and the exit code of an interrupt: 130 for Ctrl-C."""
+    if isinstance(interrupt, Terminated):
+        return str(interrupt), interrupt.exit_code
+    return "Ctrl-C (SIGINT)", 130
+
+
+@contextlib.contextmanager
+def _stopped_by_signals() -> Iterator[None]:
+    """While the scripts run: :data:`_GIVING_UP` raise :class:`Terminated`."""
+
+    def raise_terminated(number: int, _frame: FrameType | None) -> None:
+        raise Terminated(number)
+
+    previous = {}
+    for name in _GIVING_UP:
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) is signal.SIG_DFL:
+            previous[number] = signal.signal(number, raise_terminated)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def check(options: Options) -> int:
@@ -38,11 +81,30 @@ def check(options: Options) -> int:
         raise UsageError(f"check: no entry {unknown[0]!r}", show_usage=False)
     timeout = _timeout(options)
     only = options.args or None
-    results = runner.check_noting(catalog, None, only, timeout, _slow("check", timeout))
+    try:
+        with _stopped_by_signals():
+            results = runner.check_noting(catalog, None, only, timeout, _slow("check", timeout))
+    except runner.RunStopped as stopped:
+        return _print_stopped(stopped, version, options.json)
     code = EXIT_NO_MATCH if any(result.status.failing for result in results) else EXIT_OK
     if options.json:
         return print_json({"torch": version, "results": [r.as_dict() for r in results]}, code)
     return print_text(runner.report_text(results, version), code)
+
+
+def _print_stopped(stopped: RunStopped, version: str, json: bool) -> int:
+    """The report of a check that a signal ended: the verdicts reached, then what was not
+    judged; the exit code says the signal (130 for Ctrl-C, 143 for SIGTERM)."""
+    from autograd_errors.verification import runner
+
+    name, code = _interrupt_exit(stopped.interrupt)
+    results = stopped.results
+    if json:
+        not_judged = {"signal": name, "running": stopped.running, "not_run": stopped.not_run}
+        value = {"torch": version, "results": [r.as_dict() for r in results]}
+        return print_json({**value, "stopped": not_judged}, code)
+    line = runner.stopped_line(stopped, name)
+    return print_text(runner.report_text(results, version, stopped=line), code)
 
 
 def record(options: Options) -> int:
@@ -71,9 +133,18 @@ def record(options: Options) -> int:
     if problem:
         return refuse("record", problem)
     entries = load()
-    judged = runner.run_all(
-        entries, gallery.scripts(), _timeout(options), _slow("record", _timeout(options))
-    )
+    try:
+        with _stopped_by_signals():
+            judged = runner.run_all(
+                entries, gallery.scripts(), _timeout(options), _slow("record", _timeout(options))
+            )
+    except runner.RunStopped as stopped:
+        name, code = _interrupt_exit(stopped.interrupt)
+        print_error(
+            f"autograd-errors record: stopped by {name} while {stopped.running} ran; "
+            f"nothing written ({shown} is unchanged)\n"
+        )
+        return code
     try:
         recordings.write_recording(path, recordings.recording_data(entries, judged, version))
     except OSError as error:

@@ -12,8 +12,11 @@ outlives the timeout ends the build, with where every thread was.
 
 sphinx-gallery skips scripts whose source did not change; so does the isolated run (each
 verdict holds the digest of its script). A new torch release or a changed catalog changes what
-a script must show, so both are part of a fingerprint; when it changes, every script runs
-again.
+a script must show, so both are part of a fingerprint; when it changes, every script is judged
+again. What a script did in its own process (its observation) depends on the script, torch and
+the code that watches it, not on the catalog: kept beside the verdict, it is judged again
+against a changed catalog without running the script again, so that an edited record is
+checked in seconds (sphinx-gallery still runs every script for its page).
 """
 
 from __future__ import annotations
@@ -37,13 +40,17 @@ from autograd_errors.verification import environment, gallery, observer, runner
 from autograd_errors.verification.consistency import correspondence_problems
 from autograd_errors.verification.isolation import DEFAULT_TIMEOUT
 from autograd_errors.verification.judge import judge
-from autograd_errors.verification.verdicts import Result
+from autograd_errors.verification.observer import Observation
+from autograd_errors.verification.verdicts import Result, Status
 
 _STATE: dict[str, Any] = {"observers": {}}
 _VERDICT_SUFFIX = ".check.json"
+_OBSERVED_SUFFIX = ".observed.json"
 _FINGERPRINT = ".autograd-errors-fingerprint"
 #: The folders of the package whose code (and records) a verdict depends on.
 _VERDICT_LAYERS = ("messages", "catalog", "matcher", "interpreter", "verification")
+#: Those whose code an observation (what a script did in its own process) depends on.
+_OBSERVATION_LAYERS = ("interpreter", "verification")
 
 
 def site_catalog() -> Catalog:
@@ -82,6 +89,36 @@ def _verdict_is_current(srcdir: str | os.PathLike[str], entry: Entry, script: st
     return bool(data.get("script")) and data["script"] == script_digest(script)
 
 
+#: Verdicts of a script whose process handed back nothing (it hung, ended, crashed): no
+#: observation to keep, so it runs again.
+_NOT_OBSERVED = frozenset({Status.TIMEOUT, Status.EXITED, Status.CRASHED})
+
+
+def _store_observation(
+    srcdir: str | os.PathLike[str], entry: Entry, observation: Observation, script: str, run: str
+) -> None:
+    target = Path(srcdir) / Path(entry.path).with_suffix(_OBSERVED_SUFFIX)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    stored = {"script": script_digest(script), "run": run, "observation": observation.as_dict()}
+    target.write_text(json.dumps(stored), encoding="utf-8")
+
+
+def _stored_observation(
+    srcdir: str | os.PathLike[str], entry: Entry, script: str, run: str
+) -> Observation | None:
+    """What ``script`` did in its own process, as kept by an earlier build with the same torch
+    and the same watching code; None when there is none or it is stale or unreadable."""
+    stored = Path(srcdir) / Path(entry.path).with_suffix(_OBSERVED_SUFFIX)
+    try:
+        data = json.loads(stored.read_text(encoding="utf-8"))
+        if data["script"] != script_digest(script) or data["run"] != run:
+            return None
+        # The script as it is here: a copied project's kept observation names the original.
+        return Observation.from_dict({**data["observation"], "path": os.path.abspath(script)})
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def read_verdict(srcdir: str | os.PathLike[str], entry: Entry) -> Result | None:
     """The verdict this build stored for ``entry``, or None when its script did not run."""
     stored = verdict_file(srcdir, entry)
@@ -105,10 +142,24 @@ def verify_in_isolation(app: Sphinx) -> None:
     ]
     if not stale:
         return
-    judged = runner.run_all(catalog, stale)
-    for (result, _), script in zip(judged, stale, strict=True):
-        write_verdict(app.srcdir, catalog[result.entry_id], result, script.path)
-    results = [result for result, _ in judged]
+    release, run = environment.torch_version(), run_fingerprint()
+    results, to_run = [], []
+    for script in stale:
+        entry = catalog[script.entry_id]
+        observed = _stored_observation(app.srcdir, entry, script.path, run)
+        if observed is None:
+            to_run.append(script)
+            continue
+        result = judge(entry, observed, catalog, release)
+        write_verdict(app.srcdir, entry, result, script.path)
+        results.append(result)
+    judged = runner.run_all(catalog, to_run) if to_run else []
+    for (result, observation), script in zip(judged, to_run, strict=True):
+        entry = catalog[result.entry_id]
+        write_verdict(app.srcdir, entry, result, script.path)
+        if result.status not in _NOT_OBSERVED:
+            _store_observation(app.srcdir, entry, observation, script.path, run)
+        results.append(result)
     if any(result.status.failing for result in results):
         raise ExtensionError(
             "entries failed verification against the installed torch, each script run in a "
@@ -170,6 +221,19 @@ def gallery_source(gallery_conf: dict[str, Any]) -> str:
         (examples_dir,) = examples_dir
     source: str = os.path.normpath(os.path.join(gallery_conf["src_dir"], examples_dir))
     return source
+
+
+def run_fingerprint() -> str:
+    """What a script's observation depends on besides its own source: torch, and the code
+    that runs and watches it."""
+    digest = hashlib.sha256()
+    digest.update(f"torch {environment.torch_version()} autograd-errors {__version__}".encode())
+    package = Path(autograd_errors.__file__).parent
+    for layer in _OBSERVATION_LAYERS:
+        for path in sorted((package / layer).glob("*.py")):
+            digest.update(path.read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()
 
 
 def fingerprint() -> str:

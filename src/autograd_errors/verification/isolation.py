@@ -46,13 +46,15 @@ if TYPE_CHECKING:
     #: Told a script's path and how long it has run, once it runs longer than ``SLOW_AFTER``.
     SlowNotice = Callable[[str, float], None]
 
-#: The seconds a script may run before it is stopped and failed as ``TIMEOUT``. Most scripts
-#: take a few seconds; anomaly-cost, a benchmark, takes some 40 s on its own and more than 60 s
-#: in a site build on a loaded 2-core machine: the default leaves it room.
+#: The seconds a script may run before it is stopped and failed as ``TIMEOUT``. Each script
+#: takes under 10 s on its own here, torch's import included (2026-12-02); a site build on a
+#: loaded 2-core machine or an old CUDA build of torch takes several times that: the default
+#: leaves room.
 DEFAULT_TIMEOUT = 300.0
 #: The seconds after which a script still running is named (``notice``): a caller that gives
 #: up before the timeout (a CI step's limit, a user's patience) has been told which script
-#: holds the run, instead of nothing (the fault report's F05). Past the slowest script's time.
+#: holds the run, instead of nothing (the fault report's F05). Past the slowest script's time;
+#: with a timeout shorter than twice this, half the timeout.
 SLOW_AFTER = 60.0
 #: What the server may take beyond a script's timeout to answer (stopping the script, reading
 #: its output) before the caller gives up on it.
@@ -107,6 +109,7 @@ class Isolation:
     ) -> None:
         self.timeout = timeout
         self.notice = notice
+        self.slow_after = min(SLOW_AFTER, timeout / 2)
         self.fresh = fresh or not hasattr(os, "fork")
         self._server: subprocess.Popen[bytes] | None = None
         self._answers: queue.Queue[bytes] = queue.Queue()
@@ -187,20 +190,20 @@ class Isolation:
     def _slow_notice(self, path: str) -> Callable[[], None] | None:
         """What tells ``notice`` that the script at ``path`` is slow; None without one, or
         when the script is stopped before it would be slow."""
-        notice = self.notice
-        if notice is None or self.timeout <= SLOW_AFTER:
+        notice, after = self.notice, self.slow_after
+        if notice is None:
             return None
-        return lambda: notice(path, SLOW_AFTER)
+        return lambda: notice(path, after)
 
     def _receive(
         self, deadline: float, *, slow: Callable[[], None] | None = None
     ) -> dict[str, Any]:
         """The server's next answer, waited for until ``deadline``; ``slow`` is called once
-        when none came within :data:`SLOW_AFTER` seconds."""
+        when none came within ``slow_after`` seconds."""
         try:
-            if slow is not None and deadline - time.monotonic() > SLOW_AFTER:
+            if slow is not None and deadline - time.monotonic() > self.slow_after:
                 try:
-                    line = self._answers.get(timeout=SLOW_AFTER)
+                    line = self._answers.get(timeout=self.slow_after)
                 except queue.Empty:
                     slow()
                     line = self._answers.get(timeout=max(0.0, deadline - time.monotonic()))

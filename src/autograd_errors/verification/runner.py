@@ -51,6 +51,30 @@ def check_noting(
     return results + [result for result, _ in run_all(catalog, found, timeout, notice)]
 
 
+class RunStopped(Exception):
+    """A run that a signal (Ctrl-C, a caller's SIGTERM) ended before its last script: the
+    verdicts it reached (``judged``), the entry whose script was running (``running``) and
+    those not run (``not_run``), so that a caller can report what was done (the fault
+    report's F05: a run given up had printed nothing)."""
+
+    def __init__(
+        self,
+        judged: list[tuple[Result, Observation]],
+        running: str,
+        not_run: list[str],
+        interrupt: KeyboardInterrupt,
+    ) -> None:
+        super().__init__(f"stopped while {running} ran")
+        self.judged = judged
+        self.running = running
+        self.not_run = not_run
+        self.interrupt = interrupt
+
+    @property
+    def results(self) -> list[Result]:
+        return [result for result, _ in self.judged]
+
+
 def run_all(
     catalog: Catalog,
     found: list[gallery.Script],
@@ -59,28 +83,37 @@ def run_all(
 ) -> list[tuple[Result, Observation]]:
     """Each catalog entry's script, run in a process of its own and judged on the installed
     torch. A script whose process handed back nothing (:class:`.isolation.Stopped`: it hung,
-    ended its process, was killed) is failed with the status that says so."""
+    ended its process, was killed) is failed with the status that says so. A
+    ``KeyboardInterrupt`` stops the run: :class:`RunStopped` carries what it reached."""
     release = environment.torch_version()
-    judged = []
+    judged: list[tuple[Result, Observation]] = []
+    scripts = [script for script in found if script.entry_id in catalog]
     with Isolation(timeout, notice=notice) as isolation:
-        for script in found:
-            if script.entry_id not in catalog:
-                continue
-            entry = catalog[script.entry_id]
-            if entry.needs == "cuda" and not environment.cuda_available():
-                observation = Observation(script.path)  # not run: judged NEEDS-CUDA
-                judged.append((judge(entry, observation, catalog, release), observation))
-                continue
-            outcome = isolation.observe(script.path)
-            if isinstance(outcome, Stopped):
-                result = Result(entry.id, outcome.status, "", outcome.detail)
-                judged.append((result, Observation(script.path)))
-            else:
-                judged.append((judge(entry, outcome, catalog, release), outcome))
+        for position, script in enumerate(scripts):
+            try:
+                judged.append(_run_one(catalog, script, isolation, release))
+            except KeyboardInterrupt as interrupt:
+                not_run = [later.entry_id for later in scripts[position + 1 :]]
+                raise RunStopped(judged, script.entry_id, not_run, interrupt) from None
     return judged
 
 
-def report_text(results: list[Result], release: str) -> str:
+def _run_one(
+    catalog: Catalog, script: gallery.Script, isolation: Isolation, release: str
+) -> tuple[Result, Observation]:
+    entry = catalog[script.entry_id]
+    if entry.needs == "cuda" and not environment.cuda_available():
+        observation = Observation(script.path)  # not run: judged NEEDS-CUDA
+        return judge(entry, observation, catalog, release), observation
+    outcome = isolation.observe(script.path)
+    if isinstance(outcome, Stopped):
+        return Result(entry.id, outcome.status, "", outcome.detail), Observation(script.path)
+    return judge(entry, outcome, catalog, release), outcome
+
+
+def report_text(results: list[Result], release: str, stopped: str | None = None) -> str:
+    """The report of ``results``; ``stopped``: why the run ended early (then it never says
+    that all pass)."""
     lines = [f"torch {release}: {len(results)} entries checked"]
     width = max((len(r.entry_id) for r in results), default=0)
     for result in results:
@@ -96,6 +129,20 @@ def report_text(results: list[Result], release: str) -> str:
         )
     if failed:
         lines.append(f"{failed} entr{'y' if failed == 1 else 'ies'} failed")
-    else:
+    elif stopped is None:
         lines.append("all others pass" if unverified else "all pass")
+    if stopped is not None:
+        lines.append(stopped)
     return "\n".join(lines)
+
+
+def stopped_line(stopped: RunStopped, signal_name: str) -> str:
+    """What a report stopped by ``signal_name`` ends with: which script ran, what was not
+    judged."""
+    left = [stopped.running, *stopped.not_run]
+    shown = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
+    return (
+        f"stopped by {signal_name} while {stopped.running} ran: {len(stopped.judged)} "
+        f"entr{'y' if len(stopped.judged) == 1 else 'ies'} judged, "
+        f"{len(left)} not ({shown})"
+    )

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import REPO
+from helpers import REPO, GalleryProject
 
 from autograd_errors.catalog import load
 from autograd_errors.verification import recordings
@@ -132,8 +132,8 @@ def test_a_scripts_sys_exit_is_its_crash(tmp_path):
 
 @pytest.mark.parametrize("command", ["check", "record"])
 def test_ctrl_c_stops_at_once_and_writes_nothing(cli_env, tmp_path, command):
-    """SIGINT while the scripts run: exit 130 within seconds, no report, the old recording
-    untouched."""
+    """SIGINT while the scripts run: exit 130 within seconds, the old recording untouched;
+    ``check`` reports what it had judged, and says it did not finish."""
     out = tmp_path / "out"
     out.mkdir()
     target = out / f"torch-{REFERENCE}.json"
@@ -150,26 +150,44 @@ def test_ctrl_c_stops_at_once_and_writes_nothing(cli_env, tmp_path, command):
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=30)
     assert process.returncode == 130, stderr.decode()
-    assert stdout == b""
+    if command == "record" or not stdout:  # record: nothing; check: nothing before its run
+        assert stdout == b""
+    else:
+        assert "all pass" not in stdout.decode()
+        assert stdout.decode().splitlines()[-1].startswith("stopped by Ctrl-C (SIGINT) while ")
     assert target.read_text() == '{"the": "previous recording"}\n'
     assert sorted(p.name for p in out.iterdir()) == [target.name]
 
 
+#: Gallery scripts whose recording together (some 24 kB) is larger than the limit below, and
+#: each of whose own files is smaller (anomaly-nan's observation is not, in pytest's run).
+LARGE_RECORDINGS = (
+    "graph/backward-twice.py",
+    "higher-order/vmap-item.py",
+    *(f"views/{name}-view-inplace.py" for name in ("custom-function", "multi-output")),
+    *(f"views/{name}-view-inplace.py" for name in ("nograd", "detach")),
+)
+
+
 def test_record_with_a_file_size_limit_keeps_the_previous_recording(cli_env, tmp_path):
-    """A full disk, as `ulimit -f` makes one: a clear line, exit 2, the old file untouched."""
+    """A full disk, as `ulimit -f` makes one: a clear line, exit 2, the old file untouched.
+    (A copy of the package whose gallery holds the scripts with the largest recordings: the
+    whole gallery's run costs a minute, and `record` of it has a test of its own, below.)"""
+    project = GalleryProject(tmp_path / "project", cli_env)
+    project.keep_only(*LARGE_RECORDINGS)
     out = tmp_path / "out"
     out.mkdir()
     target = out / f"torch-{REFERENCE}.json"
     previous = (REPO / "data" / "observed" / target.name).read_text()
     target.write_text(previous)
-    limit = 16 * 1024  # smaller than a recording, larger than anything else record writes
+    limit = 12 * 1024  # smaller than the recording, larger than anything else record writes
 
     def limit_file_size() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
     result = subprocess.run(
-        [sys.executable, "-m", "autograd_errors", "record", "--output", str(out)],
-        env={**cli_env, "AUTOGRAD_ERRORS_CACHE_DIR": ""},
+        project.command("record", "--output", str(out)),
+        env={**project.env, "AUTOGRAD_ERRORS_CACHE_DIR": ""},
         capture_output=True,
         preexec_fn=limit_file_size,
         timeout=900,

@@ -34,6 +34,37 @@ def test_a_verdict_is_read_back_as_written(tmp_path):
     assert read.status is Status.DRIFT
 
 
+def test_a_kept_observation_serves_only_its_script_and_its_run(tmp_path, monkeypatch):
+    """A changed catalog judges again what a script did, without running it (a reworded
+    record fails the build in seconds); a changed script, torch or watching code runs it."""
+    from autograd_errors.verification.judge import judge
+    from autograd_errors.verification.observer import run_script
+
+    monkeypatch.setattr(environment, "torch_version", lambda: "2.13.0+cpu")
+    entry = CATALOG["leaf-inplace"]
+    script = tmp_path / "leaf-inplace.py"
+    script.write_text(
+        "import torch\nx = torch.ones(2, requires_grad=True)\ntry:\n    x.add_(1)\n"
+        "except RuntimeError as error:\n    print(error)\n"
+    )
+    observed = run_script(str(script))
+    run = verification.run_fingerprint()
+    verification._store_observation(tmp_path, entry, observed, str(script), run)
+    copied = tmp_path / "copy" / "leaf-inplace.py"  # a copy of the project: same script
+    copied.parent.mkdir()
+    copied.write_bytes(script.read_bytes())
+    kept = verification._stored_observation(tmp_path, entry, str(copied), run)
+    assert kept is not None
+    assert kept.path == str(copied)
+    assert kept.as_dict() == {**observed.as_dict(), "path": str(copied)}
+    assert judge(entry, kept, CATALOG).as_dict() == judge(entry, observed, CATALOG).as_dict()
+    monkeypatch.setattr(environment, "torch_version", lambda: "2.14.1+cpu")
+    assert verification.run_fingerprint() != run
+    assert verification._stored_observation(tmp_path, entry, str(script), "other run") is None
+    script.write_text(script.read_text() + "\n# changed\n")
+    assert verification._stored_observation(tmp_path, entry, str(script), run) is None
+
+
 def test_releases_recorded_before_an_entry_existed_show_not_recorded():
     from helpers import REPO
 
