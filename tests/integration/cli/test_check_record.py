@@ -3,6 +3,7 @@ an output that cannot be written, a development build of torch."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -130,6 +131,17 @@ def test_a_scripts_sys_exit_is_its_crash(tmp_path):
     assert observation.crash_event.text() == "SystemExit: 3"
 
 
+def children_appear(pid: int, within: float = 120) -> bool:
+    """Whether the process ``pid`` starts a child within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+                return True
+        time.sleep(0.2)
+    return False
+
+
 @pytest.mark.parametrize("command", ["check", "record"])
 def test_ctrl_c_stops_at_once_and_writes_nothing(cli_env, tmp_path, command):
     """SIGINT while the scripts run: exit 130 within seconds, the old recording untouched;
@@ -145,7 +157,10 @@ def test_ctrl_c_stops_at_once_and_writes_nothing(cli_env, tmp_path, command):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    time.sleep(4)  # started: importing torch or running scripts; either way Ctrl-C stops it
+    # While the scripts run: once the process that runs them is there (not while torch is
+    # being imported, which Ctrl-C interrupts as it does any `import torch`).
+    assert children_appear(process.pid), process.communicate()
+    time.sleep(1)
     assert process.poll() is None, process.communicate()
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=30)
