@@ -153,7 +153,10 @@ def verify_in_isolation(app: Sphinx) -> None:
         result = judge(entry, observed, catalog, release)
         write_verdict(app.srcdir, entry, result, script.path)
         results.append(result)
-    judged = runner.run_all(catalog, to_run) if to_run else []
+    try:
+        judged = runner.run_all(catalog, to_run) if to_run else []
+    except runner.RunStopped as stopped:
+        raise stopped.interrupt from None  # Ctrl-C: Sphinx's own "Interrupted!"
     for (result, observation), script in zip(judged, to_run, strict=True):
         entry = catalog[result.entry_id]
         write_verdict(app.srcdir, entry, result, script.path)
