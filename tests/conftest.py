@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import json
@@ -92,6 +93,7 @@ def _start_site_builds(shared: Path) -> Path:
                 stdout=subprocess.DEVNULL,
                 stderr=(shared / "site-builds.err").open("wb"),
                 env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},
+                start_new_session=True,  # ended with its Sphinx by pytest_sessionfinish
             )
             started.write_text(str(builds.pid), encoding="utf-8")
     return target
@@ -176,6 +178,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """The site's tests last (a stable sort): under xdist both workers first run the tests
     that need no site, while the site is built in the background."""
     items.sort(key=uses_the_site)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In the run's own process (not an xdist worker), once every test is done: end the site
+    builds if they still run (a run stopped early, by ``-x`` or Ctrl-C), and what they started."""
+    import signal
+
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is None:
+        return
+    started = shared_directory(factory) / "site-builds.started"
+    if started.exists():
+        with contextlib.suppress(OSError, ValueError):
+            os.killpg(int(started.read_text(encoding="utf-8")), signal.SIGTERM)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
