@@ -73,7 +73,9 @@ class FourierScale(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return torch.fft.ifft(2 * torch.fft.fft(grad_output))  # complex
+        # (contiguous: the gradient of .sum() is an expanded tensor, whose FFT the MKL of torch
+        # 2.5 to 2.8 refuses, "Inconsistent configuration parameters": pytorch/pytorch#154477)
+        return torch.fft.ifft(2 * torch.fft.fft(grad_output.contiguous()))  # complex
 
 
 signal = torch.randn(8, requires_grad=True)
@@ -108,7 +110,7 @@ torch.testing.assert_close(phases.grad, torch.ones(3))
 class FixedFourierScale(FourierScale):
     @staticmethod
     def backward(ctx, grad_output):
-        return torch.fft.ifft(2 * torch.fft.fft(grad_output)).real
+        return torch.fft.ifft(2 * torch.fft.fft(grad_output.contiguous())).real
 
 
 signal = torch.randn(8, requires_grad=True)

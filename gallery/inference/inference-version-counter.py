@@ -65,9 +65,9 @@ except RuntimeError as error:
 
 # %%
 # A tensor subclass (a wrapper such as a quantized weight) created outside inference mode and
-# wrapped again inside it, with ``nn.Parameter(...)`` or a view. The new wrapper, made in
-# inference mode, is an inference tensor, and autograd tries to give it the old tensor's version
-# counter: ``Cannot set version_counter``. ``Packed`` stands for such a subclass:
+# viewed inside it, as a layer's forward does with ``weight.t()``. The view, made in inference
+# mode, is an inference tensor, and autograd tries to give it the old tensor's version counter:
+# ``Cannot set version_counter``. ``Packed`` stands for such a subclass:
 
 
 class Packed(torch.Tensor):
@@ -85,14 +85,26 @@ class Packed(torch.Tensor):
 
     @classmethod
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
-        if func is torch.ops.aten.detach.default:
-            return cls(args[0]._data)
-        raise NotImplementedError(f"Packed does not implement {func}")
+        def unwrap(value):
+            return value._data if isinstance(value, Packed) else value
+
+        out = func(*map(unwrap, args), **{k: unwrap(v) for k, v in (kwargs or {}).items()})
+        return cls(out) if isinstance(out, torch.Tensor) else out
 
 
 weight = Packed(torch.randn(2, 2))  # made when the model was loaded
 try:
     with torch.inference_mode():  # every request runs in inference mode
+        weight.t()  # cause: subclass-viewed
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# From torch 2.10 (and on 1.13 and 2.1), wrapping it again inside inference mode raises the same
+# way; torch 2.5 to 2.9 let it pass:
+
+try:
+    with torch.inference_mode():
         torch.nn.Parameter(weight, requires_grad=False)  # cause: subclass-rewrapped
 except RuntimeError as error:
     print(f"RuntimeError: {error}")
@@ -125,15 +137,19 @@ assert not Lattice(ordinary).changed()
 torch.testing.assert_close(ordinary, decoded)
 
 # %%
-# Fix 2: wrap tensors in the mode they were made in
-# -------------------------------------------------
-# Re-wrap the subclass outside inference mode (where it was made), or, inside an inference
-# block, leave inference mode for the re-wrapping with ``torch.inference_mode(False)``:
+# Fix 2: view and wrap tensors in the mode they were made in
+# ----------------------------------------------------------
+# Make the views and the re-wrapping outside inference mode (where the subclass was made), or,
+# inside an inference block, leave inference mode for them with ``torch.inference_mode(False)``:
 
 with torch.inference_mode():  # serving a request
     request = torch.randn(2, 2)
+    with torch.inference_mode(False):  # fix: subclass-viewed
+        transposed = weight.t()  # fix: subclass-viewed
     with torch.inference_mode(False):  # fix: subclass-rewrapped
         param = torch.nn.Parameter(weight, requires_grad=False)  # fix: subclass-rewrapped
+assert not transposed.is_inference()
+torch.testing.assert_close(transposed._data, weight._data.t())
 assert isinstance(param, Packed)
 assert not param.is_inference()
 assert request.is_inference()
