@@ -136,10 +136,17 @@ def judge(
         verdicts.append(
             (Status.NO_ERROR, "", f"no {entry.exception} of this entry was raised or warned")
         )
-    if crash is None:  # else the script stopped early: its crash is the verdict
+    if crash is None:
         verdicts += _cause_verdicts(
             entry, observation, catalog, raises=not entry.retired, release=release
         )
+    elif _missing_torch_api(crash):
+        # The causes the script reached before it met the API this release lacks are judged;
+        # the rest is not applicable here (the crash's verdict), not untested.
+        verdicts += _cause_verdicts(
+            entry, observation, catalog, raises=not entry.retired, release=release, stopped=True
+        )
+    # (Any other crash is the verdict: the script stopped early.)
     # The entry's own kind of event is its message: the error, not anomaly mode's warning.
     own.sort(key=lambda event: event.exception != entry.exception)
     if not verdicts:
@@ -203,9 +210,11 @@ def _cause_verdicts(
     catalog: Catalog,
     raises: bool,
     release: str | None = None,
+    stopped: bool = False,
 ) -> list[tuple[Status, str, str]]:
     """Whether the script executes each common cause of ``entry`` and its fix, as tagged; the
-    triggers of causes that do not hold on ``release`` run, but what they raise is not judged."""
+    triggers of causes that do not hold on ``release`` run, but what they raise is not judged.
+    In a script ``stopped`` before its end, a tagged line that never ran is not a verdict."""
     blocks = module_blocks(observation.path)
     tagged, unknown = gallery.cause_tags(observation.path, entry)
     verdicts: list[tuple[Status, str, str]] = [(Status.UNTESTED, "", p) for p in unknown]
@@ -221,6 +230,8 @@ def _cause_verdicts(
                 reason = f"line {lines[0]} never ran"
             else:
                 reason = ""
+            if lines and not ran and stopped:
+                continue
             if reason:
                 detail = f"{what} is not executed by the script ({reason})"
                 verdicts.append((Status.UNTESTED, "", detail))

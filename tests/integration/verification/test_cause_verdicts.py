@@ -409,6 +409,29 @@ def test_an_api_this_release_lacks_inside_a_repro_is_not_applicable(tmp_path):
     assert "drift" not in result.detail.lower()
 
 
+def test_the_causes_before_an_api_this_release_lacks_are_still_judged(tmp_path):
+    """A script stopped by a newer API (``torch.func`` on 1.13) is not applicable from there
+    on; the causes it ran before are judged as on any release, the later ones are not called
+    untested."""
+    entries = with_causes(tmp_path, "leaf-inplace", LEAF_CAUSES)
+    stopped_after_both = LEAF_SCRIPT.replace(
+        "with torch.no_grad():\n    x += 1  # fix: plus-equals",
+        "torch.amp.NoSuchScaler()\nwith torch.no_grad():\n    x += 1  # fix: plus-equals",
+    )
+    result = judged(tmp_path, entries, "leaf-inplace", stopped_after_both)
+    assert result.status is Status.NOT_APPLICABLE, result.detail
+    assert "untested" not in result.detail.lower()
+    assert "not executed" not in result.detail
+    # The same stop after a trigger that raises nothing: that trigger is judged, and fails.
+    wrong_first = stopped_after_both.replace(
+        "    x += 1  # cause: plus-equals",
+        "    x[0:1].detach().requires_grad_()  # cause: plus-equals",
+    )
+    wrong = judged(tmp_path, entries, "leaf-inplace", wrong_first)
+    assert wrong.status is not Status.NOT_APPLICABLE, wrong.detail
+    assert "cause 'plus-equals' (line 4)" in wrong.detail
+
+
 def test_a_warning_a_release_adds_beside_the_expected_one_is_no_drift(tmp_path):
     """torch 2.1's checkpoint warns about use_reentrant before the entry's own warning."""
     entries = with_causes(tmp_path, "nonleaf-grad", NONLEAF_CAUSE)
