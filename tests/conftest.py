@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -69,26 +70,33 @@ def cli(cli_env: dict[str, str]) -> Cli:
 # `make docs` builds them. The builds start with the run, in a process of their own
 # (tests/site_builds.py), when the run holds a site test: under pytest-xdist the first worker
 # starts them, and every site test waits for their outcome. The site's tests come last, so the
-# builds use the cores while the others run. The tests that rebuild on purpose do it in a copy
-# of their own (`rebuilt_project`).
+# builds use the cores while the others run. The readers read a copy of the built project; the
+# tests that rebuild on purpose take the project where it was built, one at a time
+# (`rebuilt_project`), since Sphinx reuses its cache only there.
 
 #: The longest a site test waits for a build: a cold build takes some 5 minutes here.
 SITE_BUILD_WAIT = 1800
 
 
-def _start_site_builds(shared: Path) -> Path:
-    """Copy the project and start its builds, once for the whole run; the copy's path."""
+#: In the run's shared directory: where the site is built (and rebuilt by the tests that
+#: rebuild it), and the copy the other site tests read.
+BUILT_HERE = "site-built-here"
+READERS_COPY = "site-project"
+
+
+def _start_site_builds(shared: Path) -> None:
+    """Copy the project and start its builds, once for the whole run."""
     import fcntl
 
-    target = shared / "site-project"
     started = shared / "site-builds.started"
     with (shared / "site-builds.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not started.exists():
-            copy_project(target)
+            project = copy_project(shared / BUILT_HERE)
             script = Path(__file__).parent / "site_builds.py"
+            readers = shared / READERS_COPY
             builds = subprocess.Popen(
-                [sys.executable, str(script), str(target), str(shared)],
+                [sys.executable, str(script), str(project), str(readers), str(shared)],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=(shared / "site-builds.err").open("wb"),
@@ -96,7 +104,6 @@ def _start_site_builds(shared: Path) -> Path:
                 start_new_session=True,  # ended with its Sphinx by pytest_sessionfinish
             )
             started.write_text(str(builds.pid), encoding="utf-8")
-    return target
 
 
 def _wait_for_build(shared: Path, name: str) -> None:
@@ -139,31 +146,43 @@ def _site_builds_started(request: pytest.FixtureRequest, tmp_path_factory) -> No
 
 @pytest.fixture(scope="session")
 def site_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The run's copy of the project, the site built in it (read it only: see above)."""
-    return _start_site_builds(shared_directory(tmp_path_factory))
+    """The readers' copy of the project, the English site built (read it only: see above)."""
+    shared = shared_directory(tmp_path_factory)
+    _start_site_builds(shared)
+    _wait_for_build(shared, "site")
+    return shared / READERS_COPY
 
 
 @pytest.fixture(scope="session")
-def site(site_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def site(site_project: Path) -> Path:
     """The English site, built from scratch as `make docs` builds it."""
-    _wait_for_build(shared_directory(tmp_path_factory), "site")
     return site_project / "_build" / "html"
 
 
 @pytest.fixture(scope="session")
-def zh_site(site_project: Path, site: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def zh_site(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The Chinese site, built after the English one as `make docs` builds it."""
     _wait_for_build(shared_directory(tmp_path_factory), "zh-site")
     return site / "zh_CN"
 
 
-@pytest.fixture(scope="session")
-def rebuilt_project(site: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the built project (its pages, the gallery's outputs and caches), for the
-    tests that rebuild it: the shared one is never built twice under the others' feet."""
-    target = tmp_path_factory.mktemp("rebuilt") / "project"
-    shutil.copytree(site.parent.parent, target, symlinks=True)
-    return target
+@pytest.fixture
+def rebuilt_project(zh_site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The project where the site was built, with its caches, for a test that builds it again:
+    one such test at a time, across the workers, and each finds it as the builds left it (the
+    one before it is undone from the readers' copy, made at the same path so that the caches
+    still hold)."""
+    import fcntl
+
+    shared = shared_directory(tmp_path_factory)
+    project, used = shared / BUILT_HERE, shared / "site-rebuilt.used"
+    with (shared / "site-rebuild.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if used.exists():
+            shutil.rmtree(project)
+            shutil.copytree(shared / READERS_COPY, project, symlinks=True)
+        used.touch()
+        yield project
 
 
 def uses_the_site(item: pytest.Item) -> bool:
