@@ -3,8 +3,10 @@
 
 The entries are ``autograd_errors/entries/<id>.toml``, one record each; the catalog's other
 records (:data:`.schema.OTHER_RECORDS`: the kinds of error that are not autograd's, the titles
-of PyTorch's documentation pages) are ``autograd_errors/catalog/<name>.toml``. One checksum
-covers them all, and one cache file holds them all.
+of PyTorch's documentation pages) are ``autograd_errors/catalog/<name>.toml``. One key covers
+them all, and one cache file holds them all: the record files' sizes and modification times
+when none was modified in the last seconds (no record is read), else a checksum of their
+contents.
 """
 
 from __future__ import annotations
@@ -35,12 +37,21 @@ _SCHEMA = 5
 def load(directory: str | None = None, *, use_cache: bool = True) -> Catalog:
     """Load and check every record in ``directory`` (the packaged entries by default), and the
     catalog's other records."""
-    blobs = _read_records(directory or ENTRIES_DIR)
+    directory = directory or ENTRIES_DIR
+    settled = _settled_signature(directory) if use_cache else None
+    if settled is not None:  # the cache's key without reading a record: the common cold start
+        stems, checksum = settled
+        path = cache.cache_file(checksum)
+        catalog = _from_cache(path, checksum, stems, directory) if path else None
+        if catalog is not None:
+            return catalog
+    blobs = _read_records(directory)
     others = [(name, _read(os.path.join(RECORDS_DIR, f"{name}.toml"))) for name in OTHER_RECORDS]
-    checksum = _checksum(blobs + [(f"/{name}", blob) for name, blob in others])
-    path = cache.cache_file(checksum) if use_cache else None
-    if path:
-        catalog = _from_cache(path, checksum, dict(blobs))
+    if settled is None:
+        checksum = _checksum(blobs + [(f"/{name}", blob) for name, blob in others])
+        path = cache.cache_file(checksum) if use_cache else None
+        stems = [stem for stem, _ in blobs]
+        catalog = _from_cache(path, checksum, stems, directory) if path else None
         if catalog is not None:
             return catalog
     records = {stem: _parse_toml(stem, blob) for stem, blob in blobs}
@@ -55,14 +66,53 @@ def load(directory: str | None = None, *, use_cache: bool = True) -> Catalog:
     return catalog
 
 
-def _from_cache(path: str, checksum: str, blobs: dict[str, bytes]) -> Catalog | None:
+#: A record file modified less than this many seconds ago may be modified again within the
+#: file system's timestamp granularity (a few milliseconds on Linux, seconds on some others),
+#: keeping its size and its time: the cache is then keyed by the records' contents instead.
+_SETTLED_SECONDS = 2.0
+
+
+def _settled_signature(directory: str) -> tuple[list[str], str] | None:
+    """The records' ids and a key of their files' sizes and modification times, as Python
+    validates bytecode: reading ~90 files and checksumming them cost half of a cold `explain`.
+    None when a record was modified too recently for its time to tell (or cannot be seen):
+    then the contents are the key."""
+    import time
+
+    stems, parts = [], [f"schema {_SCHEMA} python {sys.version_info[:2]} stat"]
+    newest = 0
+    try:
+        with os.scandir(directory) as found:
+            files = sorted(
+                (e for e in found if _is_record_name(e.name) and e.is_file()),
+                key=lambda e: e.name,
+            )
+        statuses = [(e.name, e.stat()) for e in files]
+        statuses += [
+            (f"/{name}", os.stat(os.path.join(RECORDS_DIR, f"{name}.toml")))
+            for name in OTHER_RECORDS
+        ]
+    except OSError:
+        return None
+    for name, status in statuses:
+        if not name.startswith("/"):
+            stems.append(name[: -len(".toml")])
+        parts.append(f"{name} {status.st_size} {status.st_mtime_ns}")
+        newest = max(newest, status.st_mtime_ns)
+    if newest > (time.time() - _SETTLED_SECONDS) * 1e9:
+        return None
+    text = "\n".join(parts).encode()
+    return stems, f"s{zlib.crc32(text):08x}-{len(text):x}-{len(stems)}"
+
+
+def _from_cache(path: str, checksum: str, stems: list[str], directory: str) -> Catalog | None:
     """The cached catalog, its entries built when first used; None: the cache does not serve."""
     data = cache.read(path, checksum)
     if data is None:
         return None
     try:
         packed, anchors, others = data["records"], data["anchors"], data["others"]
-        if list(packed) != list(blobs) or sorted(anchors) != sorted(blobs):
+        if list(packed) != stems or sorted(anchors) != sorted(stems):
             return None
         if not all(isinstance(record, bytes) for record in packed.values()):
             return None
@@ -70,7 +120,7 @@ def _from_cache(path: str, checksum: str, blobs: dict[str, bytes]) -> Catalog | 
             lambda stem: marshal.loads(packed[stem]),
             anchors,
             others,
-            lambda stem: _parse_toml(stem, blobs[stem]),
+            lambda stem: _parse_toml(stem, _read(os.path.join(directory, f"{stem}.toml"))),
         )
     except Exception:  # noqa: BLE001 - whatever is wrong with a cache, the TOML is the truth
         return None
@@ -87,10 +137,14 @@ def _read_records(directory: str) -> list[tuple[str, bytes]]:
     blobs = []
     for name in sorted(os.listdir(directory)):
         path = os.path.join(directory, name)
-        if name.startswith(".") or not name.endswith(".toml") or not os.path.isfile(path):
+        if not _is_record_name(name) or not os.path.isfile(path):
             continue
         blobs.append((name[: -len(".toml")], _read(path)))
     return blobs
+
+
+def _is_record_name(name: str) -> bool:
+    return not name.startswith(".") and name.endswith(".toml")
 
 
 def _checksum(blobs: list[tuple[str, bytes]]) -> str:

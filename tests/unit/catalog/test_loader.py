@@ -176,6 +176,49 @@ def test_a_same_length_edit_is_not_served_from_the_cache(tmp_path, cache_dir):
     assert load(str(entries))["some-entry"].title == "B title"
 
 
+def _settle(entries: Path, seconds_ago: float = 60) -> None:
+    """Date every record back, as an installed package's are."""
+    import time
+
+    when = time.time() - seconds_ago
+    for record in entries.iterdir():
+        os.utime(record, (when, when))
+
+
+def test_a_settled_catalog_is_served_without_reading_a_record(tmp_path, cache_dir, monkeypatch):
+    entries = tmp_path / "entries"
+    write(entries, "some-entry", RECORD)
+    _settle(entries)
+    load(str(entries))  # writes the cache
+
+    def unread(directory: str) -> list[tuple[str, bytes]]:
+        raise AssertionError(f"read the records of {directory}")
+
+    monkeypatch.setattr(loader, "_read_records", unread)
+    assert load(str(entries))["some-entry"].title == "A title"
+
+
+def test_a_settled_record_edited_later_is_not_served_from_the_cache(tmp_path, cache_dir):
+    entries = tmp_path / "entries"
+    write(entries, "some-entry", RECORD)
+    _settle(entries, seconds_ago=120)
+    load(str(entries))
+    write(entries, "some-entry", RECORD.replace("A title", "B title"))  # same length, now
+    assert load(str(entries))["some-entry"].title == "B title"
+    _settle(entries, seconds_ago=60)  # and once that edit has settled too
+    assert load(str(entries))["some-entry"].title == "B title"
+
+
+def test_a_record_added_to_a_settled_catalog_is_loaded(tmp_path, cache_dir):
+    entries = tmp_path / "entries"
+    write(entries, "some-entry", RECORD)
+    _settle(entries)
+    load(str(entries))
+    write(entries, "other-entry", RECORD.replace("some-entry", "other-entry"))
+    _settle(entries)
+    assert load(str(entries)).ids == ["other-entry", "some-entry"]
+
+
 def _contents(loaded: catalog.Catalog) -> list[tuple[object, ...]]:
     return [
         (e.id, e.title, e.cause, e.fix, e.details, [(w.variant, w.message) for w in e.wordings])
