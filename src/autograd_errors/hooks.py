@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any, TextIO
 
+    from autograd_errors.rendering.diagnosis import DiagnosisShape
+
     ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], Any]
     ShowWarning = Callable[..., None]
 
@@ -45,6 +47,8 @@ _pointed: set[tuple[str, int, str]] = set()
 _language: str | None = None
 #: Whether :func:`install` was asked to diagnose uncaught errors.
 _diagnose = False
+#: Set by ``run --diagnose``, whose diagnosis prints each answer itself, after diagnosing.
+_answers_deferred = False
 
 
 def answer_language() -> str:
@@ -59,26 +63,19 @@ def answer_language() -> str:
 
 
 def answer_for(
-    error: BaseException, *, html: bool = False, width: int | None = None, language: str = "en"
+    error: BaseException,
+    *,
+    html: bool = False,
+    width: int | None = None,
+    language: str = "en",
+    diagnosis: DiagnosisShape | None = None,
 ) -> str:
     """The short answer for ``error`` (text, or an HTML fragment), or "" when no entry
-    explains it. Reads the exception's message and its traceback, as a paste of them."""
-    from autograd_errors.rendering.answer import Answer
-    from autograd_errors.rendering.urls import base_url
+    explains it. Reads the exception's message and its traceback, as a paste of them; leads
+    with the cause ``diagnosis`` found, when the entry has it."""
+    from autograd_errors.rendering.answer import rendered_answer
 
-    answer = Answer.of(error)
-    if not answer.matches:
-        return ""
-    if html:
-        from autograd_errors.rendering.notebook import answer_html
-
-        return answer_html(answer, base_url(), language)
-    from autograd_errors.rendering.terminal import Style, text_width
-    from autograd_errors.rendering.text import answer_text
-
-    style = Style.for_stream(sys.stderr)
-    width = width or text_width(sys.stderr)
-    return answer_text(answer, base_url(), style, width, language=language)
+    return rendered_answer(error, html=html, width=width, language=language, diagnosis=diagnosis)[0]
 
 
 def _print_answer(error: BaseException | None) -> None:
@@ -121,9 +118,10 @@ def _excepthook_over(original: ExceptHook, patches: Patches) -> ExceptHook:
         # Ctrl-C has no answer; and importing anything here (the answer's modules) makes
         # CPython exit 1 instead of dying of SIGINT, which a shell loop needs to stop.
         if patches is _installed and not isinstance(error, KeyboardInterrupt):
-            _print_answer(error)
             if _diagnose:
-                _print_diagnosis(error)
+                _print_diagnosis(error)  # the answer with it, once the cause is known
+            elif not _answers_deferred:
+                _print_answer(error)
 
     return excepthook
 
@@ -137,10 +135,11 @@ def _threading_excepthook_over(original: Callable[[Any], Any], patches: Patches)
 
             threading.__excepthook__(args)
         if patches is _installed:
-            _print_answer(args.exc_value)
             if _diagnose and args.exc_value is not None:
                 name = getattr(args.thread, "name", None) or "a thread"
                 _print_diagnosis(args.exc_value, thread=f"thread {name!r}")
+            elif not _answers_deferred:
+                _print_answer(args.exc_value)
 
     return threading_excepthook
 
@@ -253,12 +252,19 @@ def install(*, warnings: bool = False, lang: str | None = None, diagnose: bool =
             patches.set(warnings_module, "showwarning", hook)
 
 
+def defer_answers() -> None:
+    """Leave the answers to the caller's diagnosis, which prints each one with the cause it
+    found (``run --diagnose``: it knows how to run the program again, this hook does not)."""
+    global _answers_deferred
+    _answers_deferred = True
+
+
 def uninstall() -> None:
     """Put back the hooks :func:`install` replaced, where they are still ours."""
-    global _installed, _language, _diagnose
+    global _installed, _language, _diagnose, _answers_deferred
     if _installed is not None:
         _installed.restore()
         _installed = None
     _pointed.clear()
     _language = None
-    _diagnose = False
+    _diagnose = _answers_deferred = False

@@ -69,23 +69,28 @@ class CellDiagnosis:
     """The diagnosis under a cell: text in a terminal, HTML in a notebook; a cell's culprit
     named by ``place`` (IPython's "Cell In[3]")."""
 
-    def __init__(self, diagnosis: DiagnosisShape, language: str, place: Place) -> None:
+    def __init__(
+        self, diagnosis: DiagnosisShape, language: str, place: Place, *, with_cause: bool = True
+    ) -> None:
         self.diagnosis = diagnosis
         self.language = language
         self.place = place
+        self.with_cause = with_cause  # False under an answer that leads with the cause
 
     def __repr__(self) -> str:
         from autograd_errors.rendering.diagnosis import diagnosis_text
         from autograd_errors.rendering.terminal import Style
 
         style = Style.for_stream(sys.stderr)
-        text = diagnosis_text(self.diagnosis, self.language, style, WIDTH, self.place)
+        text = diagnosis_text(
+            self.diagnosis, self.language, style, WIDTH, self.place, with_cause=self.with_cause
+        )
         return "autograd-errors: " + text
 
     def _repr_html_(self) -> str:
         from autograd_errors.rendering.diagnosis import diagnosis_html
 
-        return diagnosis_html(self.diagnosis, self.language, self.place)
+        return diagnosis_html(self.diagnosis, self.language, self.place, with_cause=self.with_cause)
 
 
 class _Extension:
@@ -298,4 +303,12 @@ def diagnose_last_failure(extension: _Extension) -> None:
     if diagnosis is None:
         print(ui("diagnose.ipython_unknown", language), file=sys.stderr)
         return
-    display(CellDiagnosis(diagnosis, language, _place_in(extension.shell)))  # type: ignore[no-untyped-call]
+    from autograd_errors.rendering.answer import Answer, running_cells
+
+    # The cell's answer again, leading with the cause found; then the culprit lines.
+    answer = Answer.of(error).led_by(diagnosis, running_cells(error))
+    led = diagnosis.cause is not None and answer.cause_id == diagnosis.cause
+    if led:
+        display(CellAnswer(answer, language))  # type: ignore[no-untyped-call]
+    place = _place_in(extension.shell)
+    display(CellDiagnosis(diagnosis, language, place, with_cause=not led))  # type: ignore[no-untyped-call]

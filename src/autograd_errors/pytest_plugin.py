@@ -22,6 +22,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Generator
 
+    from autograd_errors.diagnosis.findings import Diagnosis
+
 _ACTIVE = pytest.StashKey[bool]()
 _LANGUAGE = pytest.StashKey[str]()
 _DIAGNOSE = pytest.StashKey[bool]()
@@ -89,32 +91,38 @@ def _add_section(
 ) -> None:
     """The answer for ``error``, as the report's section, with the culprit when ``item`` (the
     test that raised it) is to be diagnosed; nothing for an unknown error."""
-    from autograd_errors.hooks import answer_for
+    from autograd_errors.rendering.answer import rendered_answer
 
     language = config.stash[_LANGUAGE]
+    diagnosis, failed = _diagnosis(error, item) if item is not None else (None, "")
     try:
-        answer = answer_for(error, width=_WIDTH, language=language)
+        answer, led = rendered_answer(error, width=_WIDTH, language=language, diagnosis=diagnosis)
     except Exception:  # noqa: BLE001 - the failure is reported; the answer is a courtesy
-        answer = ""
-    culprit = _culprit(error, item, language) if item is not None else ""
+        answer, led = "", False
+    culprit = failed or _culprit_text(diagnosis, language, with_cause=not led)
     shown = "\n\n".join(part for part in (answer, culprit) if part)
     if shown:
         report.sections.append((SECTION, shown))
 
 
-def _culprit(error: BaseException, item: pytest.Item, language: str) -> str:
-    """The diagnosis of the test's ``error``, as text ("" for an unknown error)."""
+def _diagnosis(error: BaseException, item: pytest.Item) -> tuple[Diagnosis | None, str]:
+    """The diagnosis of the test's ``error`` (None for an unknown error), or why it failed."""
     try:
         from autograd_errors.diagnosis.engine import diagnose_again
-        from autograd_errors.rendering.diagnosis import diagnosis_text
-        from autograd_errors.rendering.terminal import Style
 
-        diagnosis = diagnose_again(error, item.runtest)
-        if diagnosis is None:
-            return ""
-        return diagnosis_text(diagnosis, language, Style(False), _WIDTH)
+        return diagnose_again(error, item.runtest), ""
     except Exception as failure:  # noqa: BLE001 - the failure is reported; this is a courtesy
-        return f"the diagnosis failed ({type(failure).__name__}: {failure})"
+        return None, f"the diagnosis failed ({type(failure).__name__}: {failure})"
+
+
+def _culprit_text(diagnosis: Diagnosis | None, language: str, *, with_cause: bool) -> str:
+    """The diagnosis as text ("" for none)."""
+    if diagnosis is None:
+        return ""
+    from autograd_errors.rendering.diagnosis import diagnosis_text
+    from autograd_errors.rendering.terminal import Style
+
+    return diagnosis_text(diagnosis, language, Style(False), _WIDTH, with_cause=with_cause)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -39,6 +39,7 @@ def run(options: Options) -> int:
         raise UsageError(f"run: {error}", show_usage=False) from None
     hooks.install(warnings=True, lang=language or options.language)
     if diagnosis:
+        hooks.defer_answers()  # each comes with its diagnosis, leading with the cause found
         diagnosis.start(target, args, module)
     try:
         try:

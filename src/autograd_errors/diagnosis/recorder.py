@@ -71,6 +71,12 @@ _FROM_VALUES = frozenset(("tensor", "as_tensor", "scalar_tensor", "new_tensor", 
 _KEEP_BACKWARDS = 8  # backward calls whose root nodes are kept (older ones keep their line only)
 
 
+#: The operations whose outputs hold uninitialized memory.
+_UNINITIALIZED = frozenset(
+    {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "empty_permuted"}
+)
+
+
 class _Call:
     """What :meth:`_Mode._before` noted of a call, for :meth:`_Mode._after`."""
 
@@ -292,6 +298,10 @@ class _Mode(TorchFunctionMode):
         frames: tuple[Where, ...],
     ) -> None:
         # Only a NaN: an infinity in the forward pass is often meant (a -inf attention mask).
+        # Not in uninitialized memory (``nn.Linear`` makes its weight with ``torch.empty``,
+        # then fills it): its bytes are whatever was there, a NaN now and then.
+        if op in _UNINITIALIZED:
+            return
         for index, output in enumerate(outputs):
             if nonfinite(output) == "nan":
                 finite = all(nonfinite(tensor) != "nan" for tensor in inputs)

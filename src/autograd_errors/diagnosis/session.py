@@ -121,9 +121,10 @@ def show_diagnosis(
     error: BaseException, command: Command | None, language: str, *, thread: str | None = None
 ) -> Diagnosis | None:
     """Diagnose ``error``, which ended the program ``command`` runs (None: it cannot be run
-    again), and write the diagnosis on standard error, under the answer: what ``run
-    --diagnose`` and ``install(diagnose=True)`` show. Never raises: a bug of ours leaves the
-    program's result alone, and says so in one line."""
+    again), and write on standard error the answer, leading with the cause the diagnosis
+    found, then the diagnosis: what ``run --diagnose`` and ``install(diagnose=True)`` show
+    under the traceback. Never raises: a bug of ours leaves the program's result alone, and
+    says so in one line (the answer is still shown)."""
     from autograd_errors.diagnosis.engine import diagnose_failure
     from autograd_errors.rendering.diagnosis import diagnosis_text
     from autograd_errors.rendering.strings import ui
@@ -138,20 +139,42 @@ def show_diagnosis(
             stream.flush()
     except (OSError, ValueError):
         pass
+    diagnosis = None
     try:
         diagnosis = diagnose_failure(error, command, thread=thread)
-        if diagnosis is None:
-            return None
-        text = diagnosis_text(diagnosis, language, Style.for_stream(stream), text_width(stream))
-        if text:
-            stream.write(f"\nautograd-errors: {text}\n")
-            stream.flush()
     except Exception as failure:  # a bug of ours must leave the program's result alone
         if os.environ.get("AUTOGRAD_ERRORS_DEBUG"):
             raise
+        _write_answer(stream, error, language, None)
         stream.write(
             f"\nautograd-errors: the diagnosis failed ({type(failure).__name__}: {failure}); "
             "set AUTOGRAD_ERRORS_DEBUG=1 to see the traceback, and please report it.\n"
         )
         return None
+    led = _write_answer(stream, error, language, diagnosis)
+    if diagnosis is None:
+        return None
+    style, width = Style.for_stream(stream), text_width(stream)
+    text = diagnosis_text(diagnosis, language, style, width, with_cause=not led)
+    if text:
+        stream.write(f"\nautograd-errors: {text}\n")
+        stream.flush()
     return diagnosis
+
+
+def _write_answer(
+    stream: Any, error: BaseException, language: str, diagnosis: Diagnosis | None
+) -> bool:
+    """Write the answer for ``error``, leading with ``diagnosis``'s cause; whether it does."""
+    from autograd_errors.rendering.answer import rendered_answer
+    from autograd_errors.rendering.terminal import text_width
+
+    try:
+        width = text_width(stream)
+        text, led = rendered_answer(error, width=width, language=language, diagnosis=diagnosis)
+    except Exception:  # noqa: BLE001 - a broken answer must not hide the diagnosis
+        return False
+    if text:
+        stream.write(f"\nautograd-errors: {text}\n")
+        stream.flush()
+    return led

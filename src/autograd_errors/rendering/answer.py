@@ -27,6 +27,7 @@ from autograd_errors.rendering.urls import base_url
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autograd_errors.catalog.model import Catalog
+    from autograd_errors.rendering.diagnosis import DiagnosisShape
 
 
 class Answer(Explanation):
@@ -58,6 +59,23 @@ class Answer(Explanation):
         ``cause.evidence`` says what supports it (empty: it is the most common)."""
         return self.cause.cause_id if self.cause is not None else None
 
+    def led_by(
+        self, diagnosis: DiagnosisShape | None, cells: dict[str, int] | None = None
+    ) -> Answer:
+        """This answer, leading with the common cause ``diagnosis`` found, its first culprit
+        line (the most likely) the evidence; unchanged when it found none of the entry's
+        causes. ``cells``: a notebook's cells by their files (:func:`running_cells`), so that
+        a culprit in a cell reads as the notebook names it."""
+        if diagnosis is not None and diagnosis.cause is not None:
+            from autograd_errors.matcher.frames import Frame
+
+            culprits = [
+                Frame(c.path, c.line, c.code, (cells or {}).get(c.path))
+                for c in diagnosis.culprits[:1]
+            ]
+            self.diagnosed(diagnosis.cause, culprits)
+        return self
+
     def __str__(self) -> str:
         """What ``explain`` prints by default, plain, at 80 columns."""
         return answer_text(self, base_url(), Style(False), 78)
@@ -67,6 +85,36 @@ class Answer(Explanation):
         from autograd_errors.rendering.notebook import answer_html  # html imports re
 
         return answer_html(self, base_url())
+
+
+def rendered_answer(
+    error: BaseException,
+    *,
+    html: bool = False,
+    width: int | None = None,
+    language: str = "en",
+    diagnosis: DiagnosisShape | None = None,
+) -> tuple[str, bool]:
+    """The short answer for ``error`` where it surfaces (text for standard error, or an HTML
+    fragment), "" when no entry explains it; leading with the cause ``diagnosis`` found, and
+    whether it does (then the diagnosis need not say the cause again)."""
+    import sys
+
+    answer = Answer.of(error).led_by(diagnosis)
+    if not answer.matches:
+        return "", False
+    led = (
+        diagnosis is not None and diagnosis.cause is not None and answer.cause_id == diagnosis.cause
+    )
+    if html:
+        from autograd_errors.rendering.notebook import answer_html
+
+        return answer_html(answer, base_url(), language), led
+    from autograd_errors.rendering.terminal import text_width
+
+    width = width or text_width(sys.stderr)
+    style = Style.for_stream(sys.stderr)
+    return answer_text(answer, base_url(), style, width, language=language), led
 
 
 def running_cells(error: BaseException) -> dict[str, int] | None:

@@ -100,10 +100,13 @@ def diagnosis_text(
     style: Style,
     width: int,
     place: Place = display_path,
+    *,
+    with_cause: bool = True,
 ) -> str:
     """The culprit lines (``Culprit: file:line (role)``, the code, what happened there), the
-    cause the evidence supports, and the notes; or, when nothing was found, that and why.
-    Empty for an error the catalog does not know."""
+    cause the evidence supports (unless the answer above leads with it: ``with_cause=False``),
+    and the notes; or, when nothing was found, that and why. Empty for an error the catalog
+    does not know."""
     if diagnosis.entry is None:
         return ""
 
@@ -123,7 +126,7 @@ def diagnosis_text(
             out.append(f"    {found.code}")
         if found.what is not None:
             out += fill(_sentence(found.what, language), width, "    ")
-    cause = cause_text(diagnosis, language)
+    cause = cause_text(diagnosis, language) if with_cause else ""
     if cause:
         out += fill(f"{label('diagnose.cause')}{cause}", width, "  ")
     if not diagnosis.culprits:
@@ -133,7 +136,13 @@ def diagnosis_text(
     return "\n".join(out)
 
 
-def diagnosis_html(diagnosis: DiagnosisShape, language: str, place: Place = display_path) -> str:
+def diagnosis_html(
+    diagnosis: DiagnosisShape,
+    language: str,
+    place: Place = display_path,
+    *,
+    with_cause: bool = True,
+) -> str:
     """The same as :func:`diagnosis_text`, as an HTML fragment for a notebook: the culprit's
     place and code as code, the catalog's ```code``` as ``<code>``. Empty for an error the
     catalog does not know."""
@@ -158,7 +167,7 @@ def diagnosis_html(diagnosis: DiagnosisShape, language: str, place: Place = disp
         if found.what is not None:
             sentence = inline_html(_sentence(found.what, language))
             out.append(f'<div style="margin-left:1em">{sentence}</div>')
-    cause = cause_text(diagnosis, language)
+    cause = cause_text(diagnosis, language) if with_cause else ""
     if cause:
         out.append(f"<div>{labelled('diagnose.cause', inline_html(cause))}</div>")
     if not diagnosis.culprits:

@@ -37,6 +37,14 @@ def seen(choice: CauseChoice, entry: Entry, shown: Frame | None, language: str =
     return ui("answer.signs", language, signs=joined)
 
 
+def seen_label(choice: CauseChoice) -> str:
+    """The ``answer.*`` key of the label before :func:`seen`'s sentence: what the diagnosis
+    found is not in the paste."""
+    if choice.evidence and all(found.kind == "diagnosis" for found in choice.evidence):
+        return "answer.seen_diagnosis"
+    return "answer.seen"
+
+
 def sign(found: Evidence, entry: Entry, shown: Frame | None, language: str = ENGLISH) -> str:
     """One piece of evidence, in words."""
     if found.kind == "code":

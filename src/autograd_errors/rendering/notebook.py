@@ -34,6 +34,7 @@ _LABELS = (
     "answer.most_likely",
     "answer.most_common",
     "answer.seen",
+    "answer.seen_diagnosis",
     "answer.fix",
     "answer.more",
     "cli.also_in_paste",

@@ -30,6 +30,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "answer.most_likely": {"en": "Most likely:", "zh_CN": "最可能的原因："},
     "answer.most_common": {"en": "Most common:", "zh_CN": "最常见的原因："},
     "answer.seen": {"en": "Seen in this paste:", "zh_CN": "粘贴内容中的依据："},
+    "answer.seen_diagnosis": {"en": "Evidence:", "zh_CN": "依据："},
     "answer.signs": {"en": "{signs}.", "zh_CN": "{signs}。"},
     "answer.sign_separator": {"en": "; ", "zh_CN": "；"},
     "answer.sign.code_here": {"en": "`{sign}` in your line", "zh_CN": "你的代码行中有 `{sign}`"},

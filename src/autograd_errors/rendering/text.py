@@ -5,7 +5,7 @@ terminal's width (:mod:`.terminal`).
 
 from __future__ import annotations
 
-from autograd_errors.rendering.evidence import location, seen
+from autograd_errors.rendering.evidence import location, seen, seen_label
 from autograd_errors.rendering.strings import ENGLISH, releases_text, ui, with_releases
 from autograd_errors.rendering.terminal import after, columns, fill
 from autograd_errors.rendering.urls import page_url
@@ -255,7 +255,7 @@ def _seen_lines(
     sentence = seen(choice, entry, frame, language)
     if not sentence:
         return []
-    label = ui("answer.seen", language)
+    label = ui(seen_label(choice), language)
     return fill(f"{style.bold(label)}{after(label)}{sentence}", width, indent)
 
 

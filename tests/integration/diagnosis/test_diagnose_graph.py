@@ -72,11 +72,13 @@ def test_the_notes_rnn_through_the_command_line(runner, tmp_path):
         "role": "carried-over",
         "code": "self.hx = out",
     }
-    diagnosis = result.stderr.split("autograd-errors: Diagnosis", 1)[1]
-    assert f"Culprit: backward_rnn_state.py:{line_of(script, 'self.hx = out')} (carried over)" in (
-        diagnosis
-    )
-    assert "(carried-state)" in diagnosis
+    answer, diagnosis = result.stderr.split("autograd-errors: Diagnosis", 1)
+    carried = line_of(script, "self.hx = out")
+    assert f"Culprit: backward_rnn_state.py:{carried} (carried over)" in diagnosis
+    # The answer leads with the cause found, the culprit line its evidence.
+    flat = " ".join(answer.split())
+    assert "Most likely: State carried from one step to the next with its graph" in flat
+    assert f"Evidence: the diagnosis found it at {script}:{carried}." in flat
 
 
 def test_a_loss_computed_under_no_grad(in_process):

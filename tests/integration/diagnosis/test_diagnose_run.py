@@ -9,6 +9,8 @@ import json
 import pytest
 from diagnosis_helpers import SCRIPTS, line_of
 
+from autograd_errors import catalog
+
 
 def test_a_correct_script_runs_as_under_python(runner, tmp_path):
     plain = runner.python("correct_training.py", str(tmp_path / "plain.txt"))
@@ -36,30 +38,61 @@ def test_the_answer_comes_first_then_the_culprit(runner, tmp_path):
     diagnosed, _ = runner.diagnose(tmp_path / "report.json", "inplace_residual.py")
     assert diagnosed.returncode == plain.returncode == 1
     assert diagnosed.stdout == plain.stdout
-    # The traceback and the answer are those of `run`; the diagnosis follows them.
-    assert diagnosed.stderr.startswith(plain.stderr)
-    added = diagnosed.stderr[len(plain.stderr) :]
+    # The traceback is that of `run`; then the answer, leading with the cause found, then the
+    # culprit lines (the cause is said once, in the answer).
+    traceback = plain.stderr[: plain.stderr.index("\nautograd-errors: ")]
+    assert diagnosed.stderr.startswith(traceback + "\nautograd-errors: ")
+    answer, added = diagnosed.stderr[len(traceback) :].split("\nautograd-errors: Diagnosis", 1)
     script = SCRIPTS / "inplace_residual.py"
-    assert added.startswith("\nautograd-errors: Diagnosis (the program was run again, ")
     line = line_of(script, "out += identity")
+    flat = " ".join(answer.split())
+    assert "Most likely: An in-place operation on a tensor an operation saved" in flat
+    assert f"Evidence: the diagnosis found it at {script}:{line}." in flat
+    assert added.startswith(" (the program was run again, ")
     culprit = f"  Culprit: inplace_residual.py:{line} (changed in place)\n    out += identity\n"
     assert culprit in added
-    assert "  Cause: An in-place operation on a tensor an operation saved" in added
+    assert "Cause:" not in added
+
+
+@pytest.mark.parametrize(
+    ("script", "culprit"),
+    [
+        ("nograd_validation.py", "with torch.no_grad():"),
+        ("inplace_rnn_buffer.py", "hidden[t + 1] = torch.tanh("),
+        ("backward_running_total.py", "total_loss = total_loss + loss"),
+    ],
+)
+def test_the_answer_leads_with_the_cause_the_diagnosis_found(runner, tmp_path, script, culprit):
+    """Issue 23: the traceback alone points the answer at another cause (or at the most
+    common one); the diagnosis's culprit line is the evidence for the one it leads with."""
+    plain = runner("run", script)
+    diagnosed, report = runner.diagnose(tmp_path / "report.json", script)
+    entry = catalog.load(use_cache=False)[str(report["entry"])]
+    (cause,) = [c for c in entry.causes if c.id == report["cause"]]
+    lead = f"Most likely: {' '.join(cause.text.split()[:6])}"
+    assert lead not in " ".join(plain.stderr.split())
+    answer = diagnosed.stderr.split("\nautograd-errors: Diagnosis", 1)[0]
+    flat = " ".join(answer[answer.index("\nautograd-errors: ") :].split())
+    assert lead in flat
+    first = report["culprits"][0]  # type: ignore[index]
+    assert culprit in first["code"]
+    assert f"Evidence: the diagnosis found it at {first['path']}:{first['line']}." in flat
 
 
 def test_the_diagnosis_in_chinese(runner):
     script = SCRIPTS / "leaf_inplace.py"
     result = runner("run", "--diagnose", "--lang", "zh", "leaf_inplace.py")
     assert result.returncode == 1
-    added = result.stderr.split("\nautograd-errors: 诊断：\n", 1)[1]
+    answer, added = result.stderr.split("\nautograd-errors: 诊断：\n", 1)
     line = line_of(script, "w -= learning_rate * w.grad")
     assert added.startswith(
         f"  问题代码：leaf_inplace.py:{line} (抛出报错)\n"
         "    w -= learning_rate * w.grad\n"
         "    torch 在这里抛出报错，涉及 `w`（[3, 1]）。\n"
-        "  原因：在 `torch.no_grad()` 之外手写梯度更新"
     )
-    assert "(manual-update)" in added
+    flat = "".join(answer.split())
+    assert "最可能的原因：在`torch.no_grad()`之外手写梯度更新" in flat
+    assert f"依据：诊断在{script}:{line}找到了它。" in flat
 
 
 def test_a_dataloader_worker_s_error_names_the_worker_s_line(runner, tmp_path):

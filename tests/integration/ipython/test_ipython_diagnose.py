@@ -48,22 +48,29 @@ def kernel(cli_env, tmp_path_factory):
         yield client
 
 
-def shown(outputs: list[dict]) -> str:
-    """The diagnosis's HTML as text, its tags removed."""
-    (display,) = [o for o in outputs if o["type"] == "display_data"]
-    return html.unescape(re.sub(r"<[^>]+>", " ", display["data"]["text/html"]))
+def shown(outputs: list[dict], which: int = -1) -> str:
+    """The HTML of a display (by default the last: the diagnosis, under the answer) as text,
+    its tags removed."""
+    displays = [o for o in outputs if o["type"] == "display_data"]
+    return html.unescape(re.sub(r"<[^>]+>", " ", displays[which]["data"]["text/html"]))
 
 
 def test_the_last_failed_cell_is_diagnosed_and_its_cell_named(kernel):
     failed = execute(kernel, RESIDUAL_CELL)
     assert [o["type"] for o in failed] == ["error", "display_data"]  # the answer
     outputs = execute(kernel, "%autograd_diagnose")
-    assert [o["type"] for o in outputs] == ["display_data"]  # the cell's own output hidden
+    # The answer again, leading with the cause found, then the culprits; the cell's own
+    # output hidden.
+    assert [o["type"] for o in outputs] == ["display_data", "display_data"]
+    answer = " ".join(shown(outputs, 0).split())
+    assert "Most likely: An in-place operation on a tensor an operation saved" in answer
+    assert "Evidence: the diagnosis found it at Cell In[2], line 5." in answer
     text = " ".join(shown(outputs).split())
     # The kernel's second cell: the fixture ran the first.
     assert re.search(r"Culprit: Cell In\[2\]:5 \(changed in place\) out \+= x", text)
     assert re.search(r"Culprit: Cell In\[2\]:4 \(saved for backward\)", text)
-    plain = outputs[0]["data"]["text/plain"]
+    assert "Cause:" not in text  # said once, in the answer
+    plain = outputs[1]["data"]["text/plain"]
     assert plain.startswith("autograd-errors: Diagnosis:")
 
 

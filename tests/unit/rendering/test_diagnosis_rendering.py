@@ -51,6 +51,10 @@ def test_the_cause_is_the_records_sentence_and_its_id():
     (cause,) = [c for c in entry.causes if c.id == "inplace-after-saving-op"]
     text = diagnosis_text(FOUND, "en", Style(False), 100_000)
     assert f"Cause: {cause.text} (inplace-after-saving-op)" in text
+    # Under an answer that leads with that cause, it is not said twice.
+    under_answer = diagnosis_text(FOUND, "en", Style(False), 100_000, with_cause=False)
+    assert "Cause:" not in under_answer
+    assert under_answer == text.replace(f"\n  Cause: {cause.text} (inplace-after-saving-op)", "")
 
 
 def test_a_diagnosis_that_found_nothing_says_so_and_an_unknown_error_gets_nothing():
