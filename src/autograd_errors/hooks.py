@@ -34,8 +34,6 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any, TextIO
 
-    from autograd_errors.rendering.diagnosis import DiagnosisShape
-
     ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], Any]
     ShowWarning = Callable[..., None]
 
@@ -63,19 +61,13 @@ def answer_language() -> str:
 
 
 def answer_for(
-    error: BaseException,
-    *,
-    html: bool = False,
-    width: int | None = None,
-    language: str = "en",
-    diagnosis: DiagnosisShape | None = None,
+    error: BaseException, *, html: bool = False, width: int | None = None, language: str = "en"
 ) -> str:
     """The short answer for ``error`` (text, or an HTML fragment), or "" when no entry
-    explains it. Reads the exception's message and its traceback, as a paste of them; leads
-    with the cause ``diagnosis`` found, when the entry has it."""
+    explains it. Reads the exception's message and its traceback, as a paste of them."""
     from autograd_errors.rendering.answer import rendered_answer
 
-    return rendered_answer(error, html=html, width=width, language=language, diagnosis=diagnosis)[0]
+    return rendered_answer(error, html=html, width=width, language=language)[0]
 
 
 def _print_answer(error: BaseException | None) -> None:

@@ -64,13 +64,15 @@ class Answer(Explanation):
     ) -> Answer:
         """This answer, leading with the common cause ``diagnosis`` found, its first culprit
         line (the most likely) the evidence; unchanged when it found none of the entry's
-        causes. ``cells``: a notebook's cells by their files (:func:`running_cells`), so that
-        a culprit in a cell reads as the notebook names it."""
+        causes. The line is named as the diagnosis names it (relative to the working
+        directory); ``cells``: a notebook's cells by their files (:func:`running_cells`), so
+        that a culprit in a cell reads as the notebook names it."""
         if diagnosis is not None and diagnosis.cause is not None:
             from autograd_errors.matcher.frames import Frame
+            from autograd_errors.rendering.diagnosis import display_path
 
             culprits = [
-                Frame(c.path, c.line, c.code, (cells or {}).get(c.path))
+                Frame(display_path(c.path), c.line, c.code, (cells or {}).get(c.path))
                 for c in diagnosis.culprits[:1]
             ]
             self.diagnosed(diagnosis.cause, culprits)

@@ -78,7 +78,7 @@ def test_the_notes_rnn_through_the_command_line(runner, tmp_path):
     # The answer leads with the cause found, the culprit line its evidence.
     flat = " ".join(answer.split())
     assert "Most likely: State carried from one step to the next with its graph" in flat
-    assert f"Evidence: the diagnosis found it at {script}:{carried}." in flat
+    assert f"Evidence: the diagnosis found it at {script.name}:{carried}." in flat
 
 
 def test_a_loss_computed_under_no_grad(in_process):

@@ -51,7 +51,7 @@ def test_a_script_that_installs_it_gets_its_culprit_after_the_answer(cli_env, tm
     assert f"Culprit: backward_rnn_state.py:{carried} (carried over)\n    self.hx = out" in shown
     flat = " ".join(result.stderr[answer:diagnosis].split())  # leading with the cause found
     assert "Most likely: State carried from one step to the next with its graph" in flat
-    assert f"Evidence: the diagnosis found it at {script}:{carried}." in flat
+    assert f"Evidence: the diagnosis found it at {script.name}:{carried}." in flat
 
 
 def test_an_error_raised_where_the_bug_is_needs_no_second_run_and_speaks_chinese(cli_env, tmp_path):
