@@ -307,7 +307,7 @@ def diagnose_last_failure(extension: _Extension) -> None:
 
     # The cell's answer again, leading with the cause found; then the culprit lines.
     answer = Answer.of(error).led_by(diagnosis, running_cells(error))
-    led = diagnosis.cause is not None and answer.cause_id == diagnosis.cause
+    led = answer.leads_with(diagnosis)
     if led:
         display(CellAnswer(answer, language))  # type: ignore[no-untyped-call]
     place = _place_in(extension.shell)

@@ -78,6 +78,13 @@ class Answer(Explanation):
             self.diagnosed(diagnosis.cause, culprits)
         return self
 
+    def leads_with(self, diagnosis: DiagnosisShape | None) -> bool:
+        """Whether this answer leads with the cause ``diagnosis`` found (then the diagnosis
+        need not say it again)."""
+        if diagnosis is None or diagnosis.cause is None:
+            return False
+        return self.cause_id == diagnosis.cause
+
     def __str__(self) -> str:
         """What ``explain`` prints by default, plain, at 80 columns."""
         return answer_text(self, base_url(), Style(False), 78)
@@ -105,9 +112,7 @@ def rendered_answer(
     answer = Answer.of(error).led_by(diagnosis)
     if not answer.matches:
         return "", False
-    led = (
-        diagnosis is not None and diagnosis.cause is not None and answer.cause_id == diagnosis.cause
-    )
+    led = answer.leads_with(diagnosis)
     if html:
         from autograd_errors.rendering.notebook import answer_html
 
