@@ -117,9 +117,12 @@ class Signs:
     - ``forms``: the forms of the message this cause gives (a warning's own wording);
     - ``required``: the cause is only said where a sign shows it (it needs a setting a paste
       must show, as checkpointing under LoRA, or is about one function), never as the most
-      common cause."""
+      common cause;
+    - ``unseen``: for a cause with no sign, why no paste shows it (its code is in lines the
+      traceback does not print, and no thread's paste shows it either): the suite asks every
+      cause of an entry with several causes for signs or this reason."""
 
-    __slots__ = ("code", "fields", "files", "forms", "required")
+    __slots__ = ("code", "fields", "files", "forms", "required", "unseen")
 
     def __init__(
         self,
@@ -128,12 +131,14 @@ class Signs:
         fields: Mapping[str, Sequence[str]] | None = None,
         forms: Sequence[str] = (),
         required: bool = False,
+        unseen: str = "",
     ) -> None:
         self.code = tuple(code)
         self.files = tuple(files)
         self.fields = {name: tuple(values) for name, values in (fields or {}).items()}
         self.forms = tuple(forms)
         self.required = required
+        self.unseen = unseen
 
     def __bool__(self) -> bool:
         return bool(self.code or self.files or self.fields or self.forms)

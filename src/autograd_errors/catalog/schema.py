@@ -91,7 +91,14 @@ _CAUSE_KEYS = {
     "until": str,
     "signs": dict,
 }
-_SIGNS_KEYS = {"code": list, "files": list, "fields": dict, "forms": list, "required": bool}
+_SIGNS_KEYS = {
+    "code": list,
+    "files": list,
+    "fields": dict,
+    "forms": list,
+    "required": bool,
+    "unseen": str,
+}
 _RETIRED_KEYS = {"last_release": str, "replaced_by": str}
 _SYMPTOM_ERROR_KEYS = {"exception": str, "contains": list, "code": str}
 #: What a symptom phrase needs: enough literal text to be shown as a message.
@@ -331,11 +338,21 @@ def _signs(where: str, table: dict[str, Any]) -> Signs:
             raise CatalogError(f"{where}: {name} must be a list of non-empty strings")
         if len(set(values)) != len(values):
             raise CatalogError(f"{where}: {name} lists a sign twice")
+    unseen = table.get("unseen", "").strip()
+    if "unseen" in table and not unseen:
+        raise CatalogError(f"{where}: unseen must say why no paste shows the cause")
     signs = Signs(
-        lists["code"], lists["files"], fields, lists["forms"], table.get("required", False)
+        lists["code"],
+        lists["files"],
+        fields,
+        lists["forms"],
+        table.get("required", False),
+        unseen,
     )
     if signs.required and not signs:
         raise CatalogError(f"{where}: a required cause needs a sign to be shown by")
+    if signs and unseen:
+        raise CatalogError(f"{where}: a cause with signs is seen; unseen contradicts them")
     return signs
 
 

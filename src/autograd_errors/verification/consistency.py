@@ -5,7 +5,8 @@ place, in the stages of rust's ``tidy`` error-code check.
    <autograd_errors.catalog.schema>` refuses a broken record as it loads, with one line naming
    its file and key); every wording cites its source; one message (a wording, a pitfall's
    symptom) belongs to one entry; every entry lists its common causes and one to three pages
-   of PyTorch's documentation.
+   of PyTorch's documentation; every cause of an entry with several has signs that recognise
+   it in a paste, or says why no paste shows it (``unseen``).
 2. **documented**: every entry has its page: one gallery script, in its record's section, each
    section ordered and titled, the script opening with the entry's id and directive and ending
    with its footer; every text is translated and stamped, the hints of the errors that are not
@@ -196,6 +197,19 @@ def one_entry_per_message(catalog: Catalog) -> list[str]:
 
 def _causes_listed(project: Project) -> list[str]:
     return [f"{e.id}: no [[common_cause]]" for e in project.catalog if not e.causes]
+
+
+def recognition_problems(catalog: Catalog) -> list[str]:
+    """Every cause of an entry with several causes has what recognises it in a paste (its
+    signs), or says why no paste shows it (``unseen``): the answer leads with the cause a
+    paste supports only where the record says what supports it."""
+    return [
+        f"{entry.id}: common_cause {cause.id!r}: no signs, and no unseen to say why"
+        for entry in catalog
+        if len(entry.causes) > 1
+        for cause in entry.causes
+        if not cause.signs and not cause.signs.unseen
+    ]
 
 
 def _docs_linked(project: Project) -> list[str]:
@@ -563,6 +577,11 @@ RULES: tuple[Rule, ...] = (
     Rule("listed", "every wording cites its source", lambda p: source_problems(p.catalog)),
     Rule("listed", "one message belongs to one entry", lambda p: one_entry_per_message(p.catalog)),
     Rule("listed", "every entry lists its common causes", _causes_listed),
+    Rule(
+        "listed",
+        "every cause is recognised by its signs or says why no paste shows it",
+        lambda p: recognition_problems(p.catalog),
+    ),
     Rule("listed", "every entry links 1 to 3 pages of PyTorch's documentation", _docs_linked),
     Rule("documented", "every entry has one script, in its section", _one_script_each),
     Rule("documented", "every section is ordered and titled", _sections_ordered_and_titled),
