@@ -181,7 +181,7 @@ class Cause:
         self.fix = fix
         self.sources = sources  # threads where users hit it, or the PyTorch source of a claim
         self.releases = releases or ReleaseRange(None, None)
-        self.signs = signs or Signs()
+        self.signs = signs if signs is not None else Signs()  # a Signs of unseen alone is falsy
 
     def __repr__(self) -> str:
         return f"Cause({self.id!r})"
