@@ -81,6 +81,7 @@ def catalog_json(
                 "retired": entry.retired.last_release if entry.retired else None,
                 "causes": [_cause(cause, language) for cause in text.causes],
                 "diagnosable": entry.id in diagnosable,
+                "current": entry.current.variant,  # what the newest torch prints
                 "wordings": [
                     {
                         "variant": w.variant,
@@ -160,6 +161,8 @@ def catalog_json(
                 "typed_names": list(frames.TYPED_NAMES),
                 "cell_file_parts": list(frames.CELL_FILE_PARTS),
                 "max_digits": frames.MAX_DIGITS,
+                "torch_parts": list(frames.TORCH_PARTS),
+                "min_raised_literal": frames.MIN_RAISED_LITERAL,
                 "traceback_marker": tracebacks.TRACEBACK_MARKER,
                 "forward_marker": tracebacks.FORWARD_MARKER,
                 "compile_marker": tracebacks.COMPILE_MARKER,

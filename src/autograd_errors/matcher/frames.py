@@ -55,6 +55,12 @@ WARNING_MARKER = "Warning: "
 #: Files in angle brackets are generated code (``<frozen runpy>``, ``<string>``,
 #: ``<decorator-gen-3>``), except these, which the user typed.
 TYPED_NAMES = ("<stdin>", "<ipython-input-")
+#: Where PyTorch's own Python code lives. A message raised by a ``raise`` line elsewhere is not
+#: PyTorch's, though it may copy PyTorch's words (tinygrad's "Only Tensors of floating point
+#: dtype can require gradients").
+TORCH_PARTS = ("/torch/", "/functorch/")
+#: The shortest start of a ``raise`` line's string taken as the message it raised: a few words.
+MIN_RAISED_LITERAL = 12
 #: The longest line number read.
 MAX_DIGITS = 9
 #: The files of a Jupyter kernel's cells (``/tmp/ipykernel_4242/1234.py``) and Colab's
@@ -119,6 +125,30 @@ def is_library(file: str, code: str = "") -> bool:
         return True
     folder = path.rpartition("/")[0].rpartition("/")[2]
     return folder in LAUNCHER_FOLDERS and code.startswith(LAUNCHER_CODE)
+
+
+def raised_literal(code: str) -> str:
+    """The start of the string a ``raise`` line raises, up to its first placeholder (``{``),
+    or "" when the line raises no such string (a variable, ``str(error)``, a bare ``raise``)."""
+    if not code.startswith("raise "):
+        return ""
+    quotes = [at for at in (code.find('"'), code.find("'")) if at != -1]
+    if not quotes:
+        return ""
+    start = min(quotes)
+    end = code.find(code[start], start + 1)
+    literal = code[start + 1 : end if end != -1 else len(code)].split("{", 1)[0].strip()
+    return literal if len(literal) >= MIN_RAISED_LITERAL else ""
+
+
+def raises_outside_torch(frame: Frame, message: str) -> bool:
+    """Whether ``frame``'s line raises ``message`` (the start of its string is in it) from a
+    file that is not PyTorch's: another library's copy of PyTorch's words."""
+    path = frame.file.replace("\\", "/").lower()
+    if path.startswith(("torch/", "functorch/")) or any(part in path for part in TORCH_PARTS):
+        return False
+    literal = raised_literal(frame.code.strip())
+    return bool(literal) and literal in message
 
 
 def cell_of(file: str, cells: Mapping[str, int] | None = None) -> int | None:

@@ -116,9 +116,10 @@ class NearMiss:
 class Explanation:
     """What a paste contains: matches, exact ones first, final exception first, and the user's
     own line (``frame``); without them, the non-autograd error it holds (``not_autograd``), or
-    else near misses."""
+    else near misses; ``raised_by``: the line of another library that raised the message in
+    PyTorch's words (its entry is then a near miss, not an answer)."""
 
-    __slots__ = ("frame", "matches", "near_misses", "not_autograd", "text")
+    __slots__ = ("frame", "matches", "near_misses", "not_autograd", "raised_by", "text")
 
     def __init__(
         self,
@@ -133,6 +134,7 @@ class Explanation:
         self.not_autograd = not_autograd
         self.text = text  # the paste
         self.frame = frame  # the user's own line in its traceback, when something matched
+        self.raised_by: Frame | None = None
 
     @property
     def cause(self) -> CauseChoice | None:
@@ -208,7 +210,16 @@ def find_entries(
             match.cause = choose(
                 match.entry, match.wording, values, frames.frames, frames.all_frames
             )
-        explanation.frame = explanation.matches[0].located.frame
+        copied = [match for match in explanation.matches if match.located.raiser is not None]
+        if copied:  # another library's raise of PyTorch's words: not PyTorch's error
+            kept = [match for match in explanation.matches if match.located.raiser is None]
+            if not kept:
+                explanation.near_misses = [
+                    NearMiss(match.entry, match.score) for match in copied[:NEAR_MISS_LIMIT]
+                ]
+                explanation.raised_by = copied[0].located.raiser
+            explanation.matches = kept
+        explanation.frame = explanation.matches[0].located.frame if explanation.matches else None
     return explanation
 
 

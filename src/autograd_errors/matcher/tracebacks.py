@@ -37,6 +37,7 @@ from autograd_errors.matcher.frames import (
     is_exception_line,
     is_word,
     named_cells,
+    raises_outside_torch,
     user_frames,
 )
 
@@ -90,16 +91,23 @@ class Segment:
 class Located:
     """What the paste's traceback says about one exception: the user's line (``frame``), every
     frame of the user's own code it shows for it (``frames``, the user's line last), and all
-    its frames, the libraries' too (``all_frames``): the evidence of a cause."""
+    its frames, the libraries' too (``all_frames``): the evidence of a cause. ``raiser``: the
+    innermost frame when its line raises the message from a file that is not PyTorch's
+    (another library's copy of PyTorch's words), else None."""
 
-    __slots__ = ("all_frames", "frame", "frames")
+    __slots__ = ("all_frames", "frame", "frames", "raiser")
 
     def __init__(
-        self, frame: Frame | None, frames: list[Frame], all_frames: list[Frame] | None = None
+        self,
+        frame: Frame | None,
+        frames: list[Frame],
+        all_frames: list[Frame] | None = None,
+        raiser: Frame | None = None,
     ) -> None:
         self.frame = frame
         self.frames = frames
         self.all_frames = frames if all_frames is None else all_frames
+        self.raiser = raiser
 
 
 def prefix_of(line: str) -> tuple[str, str]:
@@ -280,7 +288,7 @@ class Paste:
             if first.chain == segment.chain:
                 segment, target = first, earlier
                 break
-        return _located(segment, target, cells)
+        return _located(segment, target, cells, prefix_of(lines[target])[1])
 
 
 def user_frame(text: str, cells: Mapping[str, int] | None = None) -> Frame | None:
@@ -310,9 +318,12 @@ def _segment_at(found: list[Segment], line: int) -> Segment:
     return found[max(bisect_right(starts, line) - 1, 0)]
 
 
-def _located(segment: Segment, line: int, cells: Mapping[str, int] | None) -> Located:
-    """The frames of ``segment`` for a message at ``line``: a warning's own location when the
-    message is that warning's, else the forward traceback, the user code, the traceback."""
+def _located(
+    segment: Segment, line: int, cells: Mapping[str, int] | None, message: str = ""
+) -> Located:
+    """The frames of ``segment`` for a message at ``line`` (whose text is ``message``): a
+    warning's own location when the message is that warning's, else the forward traceback, the
+    user code, the traceback."""
     evidence: list[Frame] = []
     every: list[Frame] = []
     shown: Frame | None = None
@@ -330,4 +341,8 @@ def _located(segment: Segment, line: int, cells: Mapping[str, int] | None) -> Lo
     if shown is not None:
         evidence.remove(shown)
         evidence.append(shown)
-    return Located(shown, evidence, every)
+    raised = [
+        frame for block in segment.blocks if block.kind == "traceback" for frame in block.frames
+    ]
+    raiser = raised[-1] if raised and raises_outside_torch(raised[-1], message) else None
+    return Located(shown, evidence, every, raiser)

@@ -51,7 +51,9 @@ class Answer(Explanation):
 
             catalog = load()
         found = matching.find_entries(pasted, catalog, cells)
-        return cls(found.matches, found.near_misses, found.not_autograd, found.text, found.frame)
+        answer = cls(found.matches, found.near_misses, found.not_autograd, found.text, found.frame)
+        answer.raised_by = found.raised_by
+        return answer
 
     @property
     def cause_id(self) -> str | None:

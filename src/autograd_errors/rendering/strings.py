@@ -85,6 +85,16 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh_CN": "这段粘贴内容涉及 {count} 个条目，最后抛出的异常排在最前。",
     },
     "cli.no_match": {"en": "No entry matches this text.", "zh_CN": "没有条目与这段文本匹配。"},
+    "answer.raised_elsewhere": {
+        "en": "Raised at {where} by a `raise` outside PyTorch: another library's error in "
+        "PyTorch's words, which PyTorch's explanation may not fit.",
+        "zh_CN": "由 {where} 处的 `raise` 抛出，不在 PyTorch 之内：这是另一个库沿用 PyTorch "
+        "措辞的报错，PyTorch 的解释未必适用。",
+    },
+    "answer.raised_near": {
+        "en": "PyTorch's own error in these words:",
+        "zh_CN": "PyTorch 自己的、措辞相同的报错：",
+    },
     "cli.near_intro": {
         "en": "Not matches, but the closest entries (their wording differs):",
         "zh_CN": "没有匹配，以下是最接近的条目（措辞不同）：",

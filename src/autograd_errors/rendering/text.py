@@ -58,9 +58,13 @@ def verbose_text(
         return f"{heading} ({elsewhere.name}): {hint} {see} {elsewhere.url}"
     if not matches:
         out.append(style.red(ui("cli.no_match", language)))
+        raiser = explanation.raised_by
+        if raiser is not None:
+            where = f"{raiser.file}:{raiser.line}"
+            out += fill(ui("answer.raised_elsewhere", language, where=where), width, "")
         if explanation.near_misses:
             out.append("")
-            out.append(ui("cli.near_intro", language))
+            out.append(ui("answer.raised_near" if raiser else "cli.near_intro", language))
             for miss in explanation.near_misses:
                 out.append(
                     f"  {style.bold(miss.entry.id)}  {miss.entry.current.template.render({})}"

@@ -155,6 +155,20 @@ def test_no_match_says_so_and_offers_the_site_search(browser, server):
     assert urllib.parse.parse_qs(link.query)["q"] == [paste]
 
 
+def test_another_librarys_raise_in_pytorchs_words_is_no_match(browser, server):
+    """The paste page says which line raised it, and offers the entry as PyTorch's own error."""
+    from selenium.webdriver.common.by import By
+
+    vector = next(v for v in load_data("matcher-vectors.json")["vectors"] if "raised_by" in v)
+    assert results(browser, explain_url(server, vector["text"])) == []
+    shown = browser.find_element(By.ID, "autograd-results").text
+    assert shown.startswith("No entry matches this text.")
+    assert "Raised at /home/user/run/minigrad/tensor.py:12 by a raise outside PyTorch" in shown
+    assert "PyTorch's own error in these words:" in shown
+    near = browser.find_elements(By.CSS_SELECTOR, "[data-near-miss]")
+    assert [item.get_attribute("data-near-miss") for item in near] == ["scalar-outputs"]
+
+
 @pytest.mark.parametrize(
     "payload",
     [
@@ -197,12 +211,17 @@ def test_home_page_box_leads_to_the_explanation(browser, server):
 
 
 @pytest.mark.parametrize(
-    ("query", "page"),
-    # The pages whose titles name the word: AE102 ("retain_graph=True on the last backward"),
-    # and the pitfall of detach()'s shared memory.
-    [("retain_graph", "ae102"), ("detach", "detach-shares-storage")],
+    ("query", "page", "within"),
+    # The error whose message alone says the word first ("Specify retain_graph=True ..."); the
+    # pages whose titles name the word near the top: AE102 ("retain_graph=True on the last
+    # backward"), and the pitfall of detach()'s shared memory (five messages say "detach").
+    [
+        ("retain_graph", "backward-twice", 1),
+        ("retain_graph", "ae102", 5),
+        ("detach", "detach-shares-storage", 5),
+    ],
 )
-def test_word_searches_still_work(browser, server, query, page):
+def test_word_searches_still_work(browser, server, query, page, within):
     from selenium.webdriver.common.by import By
 
     results(browser, search_url(server, query), "ul.search li")
@@ -210,8 +229,8 @@ def test_word_searches_still_work(browser, server, query, page):
         a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "ul.search li a")
     ]
     # A result may be a section of the page (Sphinx links it with its anchor).
-    pages = [link.partition("#")[0] for link in links[:5]]
-    assert any(link.endswith(f"/{page}.html") for link in pages), links[:5]
+    pages = list(dict.fromkeys(link.partition("#")[0] for link in links))
+    assert any(link.endswith(f"/{page}.html") for link in pages[:within]), pages[:5]
 
 
 @pytest.mark.parametrize("entry_id", [e.id for e in CATALOG][:: max(1, len(CATALOG) // 8)])

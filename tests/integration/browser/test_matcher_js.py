@@ -126,6 +126,9 @@ def test_vectors(js_and_python, index):
                 assert 0 < first["score"] < 1, language
         assert [miss[0] for miss in found["near_misses"]] == vector.get("near_misses", []), language
         assert found["not_autograd"] == vector.get("not_autograd"), language
+        raiser = found["raised_by"]
+        read = raiser and [raiser["file"].rsplit("/", 1)[-1], raiser["line"], raiser["code"]]
+        assert read == vector.get("raised_by"), language
         if vector["ids"]:
             assert first["kind"] == vector.get("kind", "exact"), language
 

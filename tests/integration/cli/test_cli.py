@@ -107,8 +107,8 @@ def test_json_output_is_exactly_the_contract(cli):
     result = cli("explain", "--json", INPLACE_CUDA)
     assert result.returncode == 0
     data = json.loads(result.stdout)
-    assert set(data) == {"matches", "near", "not_autograd"}
-    assert (data["near"], data["not_autograd"]) == ([], None)
+    assert set(data) == {"matches", "near", "not_autograd", "raised_by"}
+    assert (data["near"], data["not_autograd"], data["raised_by"]) == ([], None, None)
     assert json.loads(cli("explain", "--json", "--echo", INPLACE_CUDA).stdout) == {
         "query": INPLACE_CUDA,
         **data,
@@ -173,7 +173,12 @@ def test_no_match_exits_1_with_empty_matches(cli):
     message = "RuntimeError: the moon is made of cheese, said the optimiser"
     result = cli("explain", "--json", message)
     assert result.returncode == 1
-    assert json.loads(result.stdout) == {"matches": [], "near": [], "not_autograd": None}
+    assert json.loads(result.stdout) == {
+        "matches": [],
+        "near": [],
+        "not_autograd": None,
+        "raised_by": None,
+    }
     text_result = cli("explain", message)
     assert text_result.returncode == 1
     assert out(text_result).startswith("No entry matches this text.")

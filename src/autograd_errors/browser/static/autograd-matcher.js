@@ -852,7 +852,20 @@
   // error; else partial matches; else a pitfall's symptom words; else near misses.
   function explain(text, catalog) {
     const found = matchText(text, catalog);
-    found.frame = locateAll(text, found.matches, catalog);
+    found.raisedBy = null;
+    locateAll(text, found.matches, catalog);
+    // Another library's raise of PyTorch's words: not PyTorch's error (matching.py).
+    const copied = found.matches.filter((m) => m.located.raiser);
+    if (copied.length) {
+      const kept = found.matches.filter((m) => !m.located.raiser);
+      if (!kept.length) {
+        found.nearMisses = copied.slice(0, catalog.settings.near_miss_limit)
+          .map((m) => ({ entry: m.entry, similarity: m.score }));
+        found.raisedBy = copied[0].located.raiser;
+      }
+      found.matches = kept;
+    }
+    found.frame = found.matches.length ? found.matches[0].located.frame : null;
     return found;
   }
 
@@ -1187,7 +1200,7 @@
         const first = segmentAt(found, earlier);
         if (first.chain === segment.chain) { segment = first; line = earlier; break; }
       }
-      return located(segment, line);
+      return located(segment, line, prefixOf(lines[line], this.f)[1], this.f);
     }
   }
 
@@ -1205,7 +1218,27 @@
     return a.file === b.file && a.line === b.line && a.code === b.code && a.cell === b.cell;
   }
 
-  function located(segment, line) {
+  // As frames.py's raised_literal: the start of the string a raise line raises, or "".
+  function raisedLiteral(code, f) {
+    if (!code.startsWith("raise ")) return "";
+    const quotes = [code.indexOf('"'), code.indexOf("'")].filter((at) => at !== -1);
+    if (!quotes.length) return "";
+    const start = Math.min(...quotes);
+    const end = code.indexOf(code[start], start + 1);
+    const literal = code.slice(start + 1, end !== -1 ? end : code.length).split("{")[0].trim();
+    return literal.length >= f.min_raised_literal ? literal : "";
+  }
+
+  // As frames.py's raises_outside_torch.
+  function raisesOutsideTorch(frame, message, f) {
+    const path = frame.file.split("\\").join("/").toLowerCase();
+    if (path.startsWith("torch/") || path.startsWith("functorch/")) return false;
+    if (f.torch_parts.some((part) => path.indexOf(part) !== -1)) return false;
+    const literal = raisedLiteral(frame.code.trim(), f);
+    return Boolean(literal) && message.indexOf(literal) !== -1;
+  }
+
+  function located(segment, line, message, f) {
     const evidence = [];
     const every = [];
     let shown = null;
@@ -1230,7 +1263,11 @@
       evidence.splice(at, 1);
       evidence.push(shown);
     }
-    return { frame: shown, frames: evidence, allFrames: every };
+    const raised = [];
+    for (const block of segment.blocks) if (block.kind === "traceback") raised.push(...block.frames);
+    const last = raised.length ? raised[raised.length - 1] : null;
+    const raiser = last && raisesOutsideTorch(last, message, f) ? last : null;
+    return { frame: shown, frames: evidence, allFrames: every, raiser };
   }
 
   // ---- causes.py: the common cause the answer leads with, and what supports it ------------

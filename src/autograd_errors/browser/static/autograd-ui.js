@@ -259,7 +259,13 @@
       return notice;
     }
     if (!found.nearMisses.length) return null;
-    notice.appendChild(element("p", null, text("nearMisses")));
+    const raiser = found.raisedBy;
+    if (raiser) {
+      const line = element("p", "autograd-raised-elsewhere");
+      appendProse(line, text("answer.raised_elsewhere", {where: `${raiser.file}:${raiser.line}`}));
+      notice.appendChild(line);
+    }
+    notice.appendChild(element("p", null, text(raiser ? "answer.raised_near" : "nearMisses")));
     const list = element("ul", "autograd-near-misses");
     for (const miss of found.nearMisses) {
       const item = element("li");
@@ -501,17 +507,41 @@
 
   // Sphinx lists pages of equal score alphabetically by title: a word search would list the
   // entries that mention it in the alphabet of their titles. A page whose title or id names a
-  // word of the query goes first (Sphinx's documented Scorer.score hook).
+  // word of the query goes first (Sphinx's documented Scorer.score hook), and so does the
+  // page of an entry whose message, as today's torch prints it, says it, by the word's
+  // rarity among the messages: "retain_graph", which one message says ("Specify
+  // retain_graph=True if you need to backward through the graph a second time"), comes from
+  // that error; "detach", which five say, names the page titled with it first.
   const TITLE_WORD_BONUS = 10;
+  const MESSAGE_WORD_BONUS = 30; // shared by the messages that say the word
   let titleWords = new Set();
+  let messageWords = new Map(); // docname: the words of its entry's current wording
+  let saidBy = new Map(); // word: how many entries' current wordings say it
 
-  function rankNamedPagesFirst(query) {
+  function wordsOf(textValue) {
+    return textValue.toLowerCase().split(/[^a-z0-9_]+/).filter(Boolean);
+  }
+
+  function rankNamedPagesFirst(query, catalog) {
     titleWords = new Set(queryWords(query));
+    messageWords = new Map(catalog.entries.map((entry) => {
+      const current = entry.wordings.find((wording) => wording.variant === entry.current);
+      const literal = current.tokens.filter((token) => typeof token === "string").join(" ");
+      return [entry.path.replace(/\.html$/, ""), new Set(wordsOf(literal))];
+    }));
+    saidBy = new Map();
+    for (const said of messageWords.values()) {
+      for (const word of said) saidBy.set(word, (saidBy.get(word) || 0) + 1);
+    }
     if (typeof Scorer === "undefined" || Scorer.score) return;
     Scorer.score = (result) => {
       const [docname, title, , , score] = result;
-      const named = `${title} ${docname.split("/").pop()}`.toLowerCase().split(/[^a-z0-9_]+/);
-      return score + (named.some((word) => titleWords.has(word)) ? TITLE_WORD_BONUS : 0);
+      const named = wordsOf(`${title} ${docname.split("/").pop()}`);
+      const said = messageWords.get(docname) || new Set();
+      const rarest = Math.max(0, ...[...titleWords].filter((word) => said.has(word))
+        .map((word) => MESSAGE_WORD_BONUS / saidBy.get(word)));
+      return score + (named.some((word) => titleWords.has(word)) ? TITLE_WORD_BONUS : 0)
+        + rarest;
     };
   }
 
@@ -535,7 +565,7 @@
           Search.output.parentNode.insertBefore(notice, Search.output);
         }
         if (!found.matches.length && !long) {
-          rankNamedPagesFirst(query);
+          rankNamedPagesFirst(query, catalog);
           stockQuery(query);
           return;
         }
