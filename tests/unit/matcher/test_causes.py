@@ -34,6 +34,8 @@ RECORD = (
         ('forms = ["leaf"]', "no wording of form 'leaf'"),
         ("required = true", "a required cause needs a sign"),
         ('required = "yes"', "required must be a bool"),
+        ('unseen = " "', "unseen must say why no paste shows the cause"),
+        ('code = ["x("]\nunseen = "Raised at backward()."', "unseen contradicts them"),
     ],
 )
 def test_a_broken_sign_is_refused_with_its_place(tmp_path, signs, problem):
@@ -43,6 +45,19 @@ def test_a_broken_sign_is_refused_with_its_place(tmp_path, signs, problem):
     with pytest.raises(CatalogError, match=r"^some-entry\.toml: ") as caught:
         catalog.load(str(tmp_path), use_cache=False)
     assert problem in str(caught.value)
+
+
+def test_a_cause_no_paste_shows_keeps_its_reason_and_is_chosen_only_as_the_most_common(tmp_path):
+    reason = "Raised at backward(); the line that did it is not in the traceback."
+    (tmp_path / "some-entry.toml").write_text(
+        RECORD + f'[common_cause.signs]\nunseen = "{reason}"\n', encoding="utf-8"
+    )
+    (entry,) = catalog.load(str(tmp_path), use_cache=False)
+    (cause,) = entry.causes
+    assert (bool(cause.signs), cause.signs.unseen) == (False, reason)
+    choice = choose(entry, entry.current, {}, [], [])
+    assert choice is not None
+    assert (choice.cause_id, choice.evidence) == ("one", ())
 
 
 def test_a_cause_that_needs_its_setting_is_never_the_most_common_without_it():

@@ -94,6 +94,10 @@ def test_real_pastes_from_public_threads(packaged_catalog, paste):
     assert explanation.matches, f"no match for {paste['source']}"
     assert explanation.matches[0].entry.id == paste["expected"]
     assert explanation.matches[0].kind == paste.get("match", "exact")
+    if "cause" in paste:  # what its signs show (issue 23)
+        choice = explanation.matches[0].cause
+        assert choice is not None
+        assert (choice.cause_id, bool(choice.evidence)) == (paste["cause"], True)
 
 
 NOT_AUTOGRAD = load_data("not-autograd.json")["errors"]

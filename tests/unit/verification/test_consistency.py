@@ -305,6 +305,25 @@ def test_a_sign_its_trigger_did_not_raise_is_reported(tmp_path):
     ]
 
 
+def test_a_cause_with_neither_signs_nor_a_reason_is_reported(tmp_path):
+    """Every cause of an entry with several says what recognises it, or why nothing does:
+    backward-twice's first cause, its table taken off."""
+    entries = tmp_path / "entries"
+    shutil.copytree(catalog.ENTRIES_DIR, entries)
+    record = entries / "backward-twice.toml"
+    text = record.read_text()
+    kept = catalog.load(str(entries), use_cache=False)["backward-twice"].causes
+    assert all(cause.signs or cause.signs.unseen for cause in kept)
+    first = kept[0].id
+    start = text.index("[common_cause.signs]")
+    end = text.index("[[common_cause]]", start)
+    record.write_text(text[:start] + text[end:])
+    edited = catalog.load(str(entries), use_cache=False)
+    assert [p for p in consistency.recognition_problems(edited) if "backward-twice" in p] == [
+        f"backward-twice: common_cause {first!r}: no signs, and no unseen to say why"
+    ]
+
+
 def test_a_code_sign_its_trigger_does_not_write_is_reported(tmp_path):
     """A cause's code signs claim how the cause is written; its trigger is the cause written:
     leaf-inplace's hand-written gradient step said to be recognised by ``.sub_(`` alone."""
