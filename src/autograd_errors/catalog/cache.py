@@ -5,11 +5,12 @@ together, so the parsed records are cached (with :mod:`marshal`, which the inter
 anyway), keyed by a checksum of the record files and the Python version: the way Python caches
 bytecode. An unwritable cache only costs speed.
 
-A cache file is :data:`MAGIC`, the CRC-32 and the length of its head, the head (marshalled: the
-checksum it was written for, the catalog's data, and the index of the blobs that follow: each
-one's name, length and CRC-32), then the blobs (one record each, marshalled on its own). A cold
-``explain`` reads the file once, checks the head, and unmarshals and checks only the records it
-uses: copying, checksumming and unmarshalling the whole 0.8 MB cost a tenth of a cold start.
+A cache file is :data:`MAGIC`, the :func:`checksum_of` and the length of its head, the head
+(marshalled: the key it was written for, the catalog's data, and the index of the blobs that
+follow: each one's name, length and checksum), then the blobs (one record each, marshalled on
+its own). A cold ``explain`` reads the file once, checks the head, and unmarshals and checks
+only the records it uses: copying, checksumming and unmarshalling the whole 0.8 MB cost a tenth
+of a cold start.
 Anything wrong with it (a bit flipped, a truncated write, a file another user planted) costs one
 parse of the TOML, or of the one record whose blob is damaged, never a failure or a wrong
 answer: the TOML is the truth.
@@ -22,7 +23,6 @@ import marshal
 import os
 import stat
 import sys
-import zlib
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,6 +35,10 @@ MAGIC = b"autograd-errors catalog cache\n"
 #: and each removes only its own earlier catalogs.
 _PREFIX = f"catalog-{sys.implementation.cache_tag or sys.implementation.name}-"
 _SUFFIX = ".marshal"
+#: The largest prime below 2**30: a remainder by one of CPython's 30-bit digits is its fast path.
+#: 2 has order p - 1 modulo it, so every change of one or two bits in a file under 128 MB changes
+#: the remainder; random damage goes unseen once in 2**30.
+_PRIME = 1_073_741_789
 #: A cache file is about 0.5 MB; anything far larger at its path is not one, and is not read.
 _MAX_SIZE = 64 * 1024 * 1024
 
@@ -70,15 +74,22 @@ def _trusted(status: os.stat_result) -> bool:
     return status.st_uid == getuid() and not status.st_mode & 0o022
 
 
+def checksum_of(data: bytes | memoryview) -> int:
+    """The bytes as one integer, modulo :data:`_PRIME`: a checksum of the interpreter's own
+    arithmetic (25 us for a record), where ``zlib.crc32`` costs loading zlib's shared library,
+    a tenth of a cold ``explain``."""
+    return int.from_bytes(data, "little") % _PRIME
+
+
 class Blobs:
-    """The blobs of a cache file, by name, each checked against its CRC-32 when it is taken:
+    """The blobs of a cache file, by name, each checked against its checksum when it is taken:
     ``blobs[name]`` is its bytes, or raises :class:`ValueError` when they are damaged."""
 
     __slots__ = ("_index", "_view")
 
     def __init__(self, view: memoryview, index: dict[str, tuple[int, int, int]]) -> None:
         self._view = view
-        self._index = index  # name: (offset, length, crc)
+        self._index = index  # name: (offset, length, checksum)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._index)
@@ -87,9 +98,9 @@ class Blobs:
         return len(self._index)
 
     def __getitem__(self, name: str) -> memoryview:
-        offset, length, crc = self._index[name]
+        offset, length, expected = self._index[name]
         blob = self._view[offset : offset + length]
-        if len(blob) != length or zlib.crc32(blob) != crc:
+        if len(blob) != length or checksum_of(blob) != expected:
             raise ValueError(f"the cached blob {name!r} is damaged")
         return blob
 
@@ -117,9 +128,9 @@ def read(cache: str, checksum: str) -> tuple[dict[str, Any], Blobs] | None:
     start = len(MAGIC) + 8
     if blob[: len(MAGIC)] != MAGIC or len(blob) < start:
         return None
-    crc, length = (int.from_bytes(view[at : at + 4], "big") for at in (start - 8, start - 4))
+    expected, length = (int.from_bytes(view[at : at + 4], "big") for at in (start - 8, start - 4))
     head = view[start : start + length]
-    if len(head) != length or zlib.crc32(head) != crc:
+    if len(head) != length or checksum_of(head) != expected:
         return None
     try:
         data = marshal.loads(head)
@@ -133,8 +144,8 @@ def read(cache: str, checksum: str) -> tuple[dict[str, Any], Blobs] | None:
     offsets = {}
     at = start + length
     try:
-        for name, size, blob_crc in index:
-            offsets[name] = (at, size, blob_crc)
+        for name, size, blob_checksum in index:
+            offsets[name] = (at, size, blob_checksum)
             at += size
     except (TypeError, ValueError):
         return None
@@ -147,9 +158,9 @@ def write(cache: str, checksum: str, data: dict[str, Any], blobs: Mapping[str, b
     """Write the cache atomically, and remove the files of this interpreter's earlier
     catalogs. ``blobs``: bytes to be taken one by one (:class:`Blobs`), each marshalled
     record."""
-    index = [(name, len(blob), zlib.crc32(blob)) for name, blob in blobs.items()]
+    index = [(name, len(blob), checksum_of(blob)) for name, blob in blobs.items()]
     head = marshal.dumps({"checksum": checksum, **data, "blobs": index})
-    header = zlib.crc32(head).to_bytes(4, "big") + len(head).to_bytes(4, "big")
+    header = checksum_of(head).to_bytes(4, "big") + len(head).to_bytes(4, "big")
     directory = os.path.dirname(cache)
     temporary = f"{cache}.{os.getpid()}.tmp"
     try:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-import zlib
 
 import autograd_errors.catalog.cache as cache
 from autograd_errors.catalog.schema import OTHER_RECORDS, CatalogError, build, build_lazily
@@ -31,7 +30,7 @@ ENTRIES_DIR = os.path.join(_PACKAGE_DIR, "entries")
 #: The catalog's other records, beside this module.
 RECORDS_DIR = os.path.dirname(os.path.abspath(__file__))
 #: The version of what the cache holds: a change of the records' shape in the cache bumps it.
-_SCHEMA = 6
+_SCHEMA = 7
 
 
 def load(directory: str | None = None, *, use_cache: bool = True) -> Catalog:
@@ -101,7 +100,7 @@ def _settled_signature(directory: str) -> tuple[list[str], str] | None:
     if newest > (time.time() - _SETTLED_SECONDS) * 1e9:
         return None
     text = "\n".join(parts).encode()
-    return stems, f"s{zlib.crc32(text):08x}-{len(text):x}-{len(stems)}"
+    return stems, f"s{cache.checksum_of(text):08x}-{len(text):x}-{len(stems)}"
 
 
 def _from_cache(path: str, checksum: str, stems: list[str], directory: str) -> Catalog | None:
@@ -146,6 +145,8 @@ def _is_record_name(name: str) -> bool:
 
 
 def _checksum(blobs: list[tuple[str, bytes]]) -> str:
+    import zlib  # the records were read: a start that parses them can afford it
+
     crc = zlib.crc32(f"schema {_SCHEMA} python {sys.version_info[:2]}".encode())
     size = 0
     for stem, blob in blobs:

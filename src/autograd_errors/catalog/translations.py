@@ -31,7 +31,6 @@ nothing but what the interpreter has loaded already.
 from __future__ import annotations
 
 import _string  # type: ignore[import-not-found]  # str.format's parser, built in
-import zlib
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,6 +76,8 @@ class Translation:
 
 def source_hash(text: str) -> str:
     """A short hash of an English text; reflowing it (whitespace) does not change it."""
+    import zlib  # here: a cold explain checks no stamp, and zlib is a shared library to load
+
     return f"{zlib.crc32(' '.join(text.split()).encode()):08x}"
 
 
