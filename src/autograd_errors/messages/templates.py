@@ -202,7 +202,10 @@ class Template:
 
     def score(self, found: TemplateMatch) -> float:
         """Share of this template's text the paste holds: 1.0 when complete."""
-        return 1.0 if found.complete else round(found.matched_chars / self.literal_chars, 3)
+        if found.complete:
+            return 1.0
+        # Rounded half up, as the browser's Math.round: round() rounds 0.8125 to 0.812.
+        return int(found.matched_chars / self.literal_chars * 1000 + 0.5) / 1000
 
     def find(self, skeleton: Skeleton) -> list[TemplateMatch]:
         """Where this template matches, completely or as a truncated paste, last first.

@@ -255,6 +255,7 @@ def json_answer(
         ],
         "near": [],
         "not_autograd": None,
+        "raised_by": None,
     }
 
 
