@@ -108,11 +108,21 @@ def recording_path(directory: str, torch_version: str) -> str:
 
 def clean_message(message: str) -> str:
     """A message as recorded: without torch's build-specific ``(Triggered internally at ...)``
-    suffix, and, for a warning followed by a traceback, its first line only."""
+    suffix, and, for a warning followed by a traceback, its first line only; :func:`portable`."""
     first_line = message.split("\n", 1)[0]
     if _TRIGGERED in first_line:
         first_line = first_line[: first_line.index(_TRIGGERED)]
-    return first_line.rstrip()
+    return portable(first_line.rstrip())
+
+
+#: Where installed packages live, up to their own folders (``.../lib/python3.11/site-packages/``).
+_INSTALL_PREFIX = re.compile(r"[^\s(\"']*[/\\](?:site|dist)-packages[/\\]")
+
+
+def portable(text: str) -> str:
+    """``text`` without the folders torch is installed in (Python's ImportError names the
+    module's file): a recording is committed, and is the same whatever machine made it."""
+    return _INSTALL_PREFIX.sub("", text)
 
 
 class Recording:
@@ -181,7 +191,7 @@ def recording_data(
             )
         entries[result.entry_id] = {
             "status": result.status,
-            "detail": result.detail if result.status is not Status.OK else "",
+            "detail": portable(result.detail) if result.status is not Status.OK else "",
             "events": recorded,
         }
     return {

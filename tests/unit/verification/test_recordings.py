@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from helpers import REPO
 
 from autograd_errors import catalog
@@ -29,6 +30,25 @@ def test_messages_are_recorded_without_build_specific_suffixes():
     assert recordings.clean_message("Error detected in X. Traceback:\n  File ...") == (
         "Error detected in X. Traceback:"
     )
+
+
+def test_a_recorded_import_error_loses_the_installation_folders():
+    # A real ImportError of a package installed in this venv, as Python words it.
+    with pytest.raises(ImportError) as caught:
+        from hypothesis import NoSuchThing  # type: ignore[attr-defined]  # noqa: F401
+    assert "site-packages" in str(caught.value)
+    assert recordings.clean_message(str(caught.value)) == (
+        "cannot import name 'NoSuchThing' from 'hypothesis' (hypothesis/__init__.py)"
+    )
+    windows = "(C:\\Users\\me\\venv\\Lib\\site-packages\\torch\\utils\\checkpoint.py)"
+    assert recordings.portable(windows) == "(torch\\utils\\checkpoint.py)"
+
+
+def test_no_recording_holds_the_folders_of_the_machine_that_made_it():
+    for path in sorted(OBSERVED.glob("*.json")):
+        text = path.read_text("utf-8")
+        assert "-packages/" not in text, path.name
+        assert "-packages\\\\" not in text, path.name  # a Windows path, escaped in JSON
 
 
 def test_releases_sort_numerically():
