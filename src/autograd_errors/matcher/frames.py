@@ -144,8 +144,8 @@ def raised_literal(code: str) -> str:
 def raises_outside_torch(frame: Frame, message: str) -> bool:
     """Whether ``frame``'s line raises ``message`` (the start of its string is in it) from a
     file that is not PyTorch's: another library's copy of PyTorch's words."""
-    path = frame.file.replace("\\", "/").lower()
-    if path.startswith(("torch/", "functorch/")) or any(part in path for part in TORCH_PARTS):
+    path = "/" + frame.file.replace("\\", "/").lower()  # a relative torch/... path too
+    if any(part in path for part in TORCH_PARTS):
         return False
     literal = raised_literal(frame.code.strip())
     return bool(literal) and literal in message

@@ -128,13 +128,14 @@ class Explanation:
         not_autograd: NotAutogradKind | None = None,
         text: str = "",
         frame: Frame | None = None,
+        raised_by: Frame | None = None,
     ) -> None:
         self.matches = matches
         self.near_misses = near_misses
         self.not_autograd = not_autograd
         self.text = text  # the paste
         self.frame = frame  # the user's own line in its traceback, when something matched
-        self.raised_by: Frame | None = None
+        self.raised_by = raised_by
 
     @property
     def cause(self) -> CauseChoice | None:

@@ -51,9 +51,14 @@ class Answer(Explanation):
 
             catalog = load()
         found = matching.find_entries(pasted, catalog, cells)
-        answer = cls(found.matches, found.near_misses, found.not_autograd, found.text, found.frame)
-        answer.raised_by = found.raised_by
-        return answer
+        return cls(
+            found.matches,
+            found.near_misses,
+            found.not_autograd,
+            found.text,
+            found.frame,
+            found.raised_by,
+        )
 
     @property
     def cause_id(self) -> str | None:

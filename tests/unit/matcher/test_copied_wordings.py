@@ -120,6 +120,8 @@ def test_a_windows_path_into_torch_is_pytorchs_own():
         f'raise RuntimeError("{MESSAGE}")',
     )
     assert not raises_outside_torch(frame, f"RuntimeError: {MESSAGE}")
+    relative = Frame("torch/autograd/__init__.py", 51, frame.code)  # run from a checkout
+    assert not raises_outside_torch(relative, f"RuntimeError: {MESSAGE}")
     moved = Frame("C:\\work\\minigrad\\tensor.py", 51, frame.code)
     assert raises_outside_torch(moved, f"RuntimeError: {MESSAGE}")
 

@@ -1231,8 +1231,7 @@
 
   // As frames.py's raises_outside_torch.
   function raisesOutsideTorch(frame, message, f) {
-    const path = frame.file.split("\\").join("/").toLowerCase();
-    if (path.startsWith("torch/") || path.startsWith("functorch/")) return false;
+    const path = "/" + frame.file.split("\\").join("/").toLowerCase(); // torch/... too
     if (f.torch_parts.some((part) => path.indexOf(part) !== -1)) return false;
     const literal = raisedLiteral(frame.code.trim(), f);
     return Boolean(literal) && message.indexOf(literal) !== -1;
