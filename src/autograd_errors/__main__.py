@@ -1,4 +1,4 @@
-from autograd_errors.cli import main
+from autograd_errors.cli import console
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(console())

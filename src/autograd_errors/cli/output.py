@@ -26,6 +26,8 @@ class Outcome:
     true`` still exits 1 on a no-match, though nobody reads what it printed."""
 
     code = EXIT_OK
+    #: Whether the command ran the user's program (``run``): its process ends as Python's.
+    ran_program = False
 
 
 def print_text(text: str, code: int) -> int:
@@ -64,7 +66,7 @@ def print_error(text: str) -> None:
 
 def visible(text: str) -> str:
     """``text`` with the characters of :data:`UNSAFE` shown as ``\\uXXXX``."""
-    if not any(char in UNSAFE for char in text):
+    if UNSAFE.isdisjoint(text):
         return text
     return "".join(f"\\u{ord(char):04x}" if char in UNSAFE else char for char in text)
 

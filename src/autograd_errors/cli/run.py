@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from autograd_errors.cli.output import EXIT_NO_MATCH, EXIT_OK
+from autograd_errors.cli.output import EXIT_NO_MATCH, EXIT_OK, Outcome
 from autograd_errors.cli.table import UsageError
 
 TYPE_CHECKING = False
@@ -38,6 +38,7 @@ def run(options: Options) -> int:
     except program.ProgramNotFound as error:
         raise UsageError(f"run: {error}", show_usage=False) from None
     hooks.install(warnings=True, lang=language or options.language)
+    Outcome.ran_program = True
     if diagnosis:
         hooks.defer_answers()  # each comes with its diagnosis, leading with the cause found
         diagnosis.start(target, args, module)

@@ -19,11 +19,9 @@ holds no main error. With a match, the paste's traceback is read for the user's 
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
-
 from autograd_errors.matcher.causes import choose
 from autograd_errors.matcher.tracebacks import Located, Paste
-from autograd_errors.messages.normalize import Skeleton, clean, skeleton
+from autograd_errors.messages.normalize import Skeleton, bisect_left, clean, skeleton
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -325,12 +323,15 @@ def _find_in(sk: Skeleton, catalog: Catalog) -> list[Match]:
     candidates.sort(
         key=lambda c: (c[0].matched_chars, c[0].complete, not c[0].unstopped), reverse=True
     )
-    taken: list[tuple[int, int]] = []
+    starts: list[int] = []  # the spans taken, in order (they never overlap)
+    ends: list[int] = []
     latest: dict[str, Match] = {}
     for found, entry, wording in candidates:
-        if _overlaps(taken, found.start, found.end):
-            continue
-        insort(taken, (found.start, found.end))
+        i = bisect_left(starts, found.start)
+        if (i < len(starts) and starts[i] < found.end) or (i and ends[i - 1] > found.start):
+            continue  # overlaps the next span taken, or the one before
+        starts.insert(i, found.start)
+        ends.insert(i, found.end)
         previous = latest.get(entry.id)
         # The latest occurrence stands for its entry, but a whole message beats one cut off:
         # Python echoes a warning's source line after it, its text cut at the line's end.
@@ -347,10 +348,3 @@ def _find_in(sk: Skeleton, catalog: Catalog) -> list[Match]:
 
 def _is_exception(match: Match) -> bool:
     return not match.wording.exception.endswith("Warning")
-
-
-def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
-    i = bisect_left(taken, (start, end))
-    if i < len(taken) and taken[i][0] < end:
-        return True
-    return i > 0 and taken[i - 1][1] > start

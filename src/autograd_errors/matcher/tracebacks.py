@@ -25,8 +25,6 @@ cleaned paste without whitespace), so that a match's ``start`` gives its line.
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
 from autograd_errors.matcher.frames import (
     Frame,
     arrow_line,
@@ -40,6 +38,7 @@ from autograd_errors.matcher.frames import (
     raises_outside_torch,
     user_frames,
 )
+from autograd_errors.messages.normalize import bisect_right
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -15,8 +15,6 @@ codes: the common path must start as fast as a bare interpreter.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
-
 #: Longest paste considered, in characters. Longer pastes keep their last characters, where a
 #: traceback's final exception is.
 MAX_CHARS = 4_000_000
@@ -151,6 +149,32 @@ class Skeleton:
             return True
         i = bisect_left(self.breaks, end)
         return i < len(self.breaks) and self.breaks[i] == end and self.newline[i]
+
+
+def bisect_left(items: list[int], value: int) -> int:
+    """Where ``value`` goes in the sorted ``items``, before any equal to it. The standard
+    library's :mod:`bisect` loads a shared library: 0.4 ms of a cold ``explain``, for lists
+    that a few steps of Python search as fast."""
+    low, high = 0, len(items)
+    while low < high:
+        middle = (low + high) // 2
+        if items[middle] < value:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+def bisect_right(items: list[int], value: int) -> int:
+    """Where ``value`` goes in the sorted ``items``, after any equal to it."""
+    low, high = 0, len(items)
+    while low < high:
+        middle = (low + high) // 2
+        if value < items[middle]:
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 def _is_word(char: str) -> bool:

@@ -49,6 +49,7 @@ def test_explaining_imports_nothing_heavy(cli_env):
         "pathlib",
         "html",
         "zlib",  # a shared library to load: the cache's checksum is integer arithmetic
+        "_bisect",  # another: the skeleton's few bisections are Python's own
     }
     assert imported & heavy == set()
 
@@ -89,3 +90,55 @@ def test_an_exact_match_never_loads_the_partial_matcher():
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout == "leaf-inplace []\n"
+
+
+FREEZES = (
+    "import atexit, gc, sys\n"
+    "sys.argv = ['autograd-errors', *sys.argv[1:]]\n"
+    "atexit.register(lambda: print('frozen' if gc.get_freeze_count() else 'collected'))\n"
+    "from autograd_errors.cli import console\n"
+    "raise SystemExit(console())\n"
+)
+
+
+def test_explain_ends_with_its_objects_frozen_out_of_the_collector(cli_env):
+    """The interpreter's shutdown then skips full collections over every object it made."""
+    run = subprocess.run(
+        [sys.executable, "-c", FREEZES, "explain", LEAF],
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        timeout=60,
+        check=False,
+    )
+    assert run.returncode == 0
+    assert run.stdout.startswith("In-place change to a leaf tensor")
+    assert run.stdout.endswith("\nfrozen\n")
+
+
+def test_a_program_run_ends_as_under_python_its_cycles_collected(cli_env, tmp_path):
+    """``run`` is ``python`` with answers: a cycle's finalizer in the program runs at exit."""
+    program = tmp_path / "cycle.py"
+    program.write_text(
+        "class Node:\n"
+        "    def __del__(self):\n"
+        "        print('finalized')\n"
+        "node = Node()\n"
+        "node.me = node\n"
+        "del node\n"
+        "import gc\n"
+        "gc.disable()\n"  # so that only the shutdown's collection can finalize it
+    )
+    plain = subprocess.run(
+        [sys.executable, str(program)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (plain.returncode, plain.stdout) == (0, "finalized\n")
+    run = subprocess.run(
+        [sys.executable, "-c", FREEZES, "run", str(program)],
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        timeout=60,
+        check=False,
+    )
+    assert (run.returncode, run.stdout) == (0, "collected\nfinalized\n")

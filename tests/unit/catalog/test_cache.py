@@ -109,3 +109,46 @@ def test_two_pythons_sharing_the_directory_keep_each_its_cache(cache_dir, monkey
     cache.write(earlier, "fedcba98-10-1", DATA, BLOBS)
     cache.write(ours, CHECKSUM, DATA, BLOBS)
     assert sorted(os.listdir(cache_dir)) == sorted([os.path.basename(ours), theirs.name])
+
+
+LARGE = {  # a head, one record within the first read, one beyond it
+    "near-entry": b"n" * 100,
+    "far-entry": bytes(range(256)) * (2 * cache.FIRST_READ // 256),
+}
+
+
+def test_a_record_beyond_the_first_read_is_read_when_taken(cache_dir):
+    path = cache.cache_file(CHECKSUM)
+    assert path is not None
+    cache.write(path, CHECKSUM, DATA, LARGE)
+    found = cache.read(path, CHECKSUM)
+    assert found is not None
+    _, blobs = found
+    assert {name: bytes(blobs[name]) for name in blobs} == LARGE
+
+
+def test_a_cache_file_written_again_after_its_head_was_read_is_not_read_from(cache_dir):
+    """The same key written again (another process's first start) may place its records
+    elsewhere: a record taken after that is refused (its TOML is read), not read from the
+    other file at the first one's offsets."""
+    path = cache.cache_file(CHECKSUM)
+    assert path is not None
+    cache.write(path, CHECKSUM, DATA, LARGE)
+    found = cache.read(path, CHECKSUM)
+    assert found is not None
+    _, blobs = found
+    cache.write(path, CHECKSUM, DATA, {"far-entry": b"x" * (3 * cache.FIRST_READ)})
+    assert bytes(blobs["near-entry"]) == LARGE["near-entry"]  # within what was read
+    with pytest.raises(ValueError, match="far-entry"):
+        blobs["far-entry"]
+
+
+def test_a_cache_file_removed_after_its_head_was_read_refuses_its_further_records(cache_dir):
+    path = cache.cache_file(CHECKSUM)
+    assert path is not None
+    cache.write(path, CHECKSUM, DATA, LARGE)
+    found = cache.read(path, CHECKSUM)
+    assert found is not None
+    os.unlink(path)
+    with pytest.raises(ValueError, match="far-entry"):
+        found[1]["far-entry"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_errors.messages.normalize import MAX_CHARS, Skeleton, clean, decode, skeleton
 
@@ -127,3 +129,13 @@ def test_a_lone_carriage_return_ends_a_line():
     assert clean("first\rsecond") == "first\nsecond"
     sk = skeleton("Trying to backward through the graph a second time\rnext")
     assert sk.ends_line(len("Tryingtobackwardthroughthegraphasecondtime"))
+
+
+@given(st.lists(st.integers(-5, 5)).map(sorted), st.integers(-7, 7))
+def test_bisection_places_a_value_as_the_standard_library_does(items, value):
+    import bisect as standard
+
+    from autograd_errors.messages.normalize import bisect_left, bisect_right
+
+    assert bisect_left(items, value) == standard.bisect_left(items, value)
+    assert bisect_right(items, value) == standard.bisect_right(items, value)
