@@ -297,6 +297,7 @@ def answer_json(text: str, catalog: Any) -> dict[str, Any]:
         "near_misses": [[miss.entry.id, miss.similarity] for miss in found.near_misses],
         "not_autograd": found.not_autograd.name if found.not_autograd else None,
         "raised_by": found.raised_by.as_json() if found.raised_by else None,
+        "context_only": found.context_only,
     }
 
 

@@ -40,6 +40,7 @@ function result(text) {
     near_misses: found.nearMisses.map((miss) => [miss.entry.id, miss.similarity]),
     not_autograd: found.notAutograd ? found.notAutograd.kind : null,
     raised_by: frameJson(found.raisedBy),
+    context_only: Boolean(found.contextOnly),
   };
 }
 

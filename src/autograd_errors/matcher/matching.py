@@ -115,9 +115,19 @@ class Explanation:
     """What a paste contains: matches, exact ones first, final exception first, and the user's
     own line (``frame``); without them, the non-autograd error it holds (``not_autograd``), or
     else near misses; ``raised_by``: the line of another library that raised the message in
-    PyTorch's words (its entry is then a near miss, not an answer)."""
+    PyTorch's words (its entry is then a near miss, not an answer); ``context_only``: the
+    paste holds only lines torch prints beside an error (anomaly mode's), not the error, so
+    that their entry is a near miss, not an answer."""
 
-    __slots__ = ("frame", "matches", "near_misses", "not_autograd", "raised_by", "text")
+    __slots__ = (
+        "context_only",
+        "frame",
+        "matches",
+        "near_misses",
+        "not_autograd",
+        "raised_by",
+        "text",
+    )
 
     def __init__(
         self,
@@ -127,6 +137,7 @@ class Explanation:
         text: str = "",
         frame: Frame | None = None,
         raised_by: Frame | None = None,
+        context_only: bool = False,
     ) -> None:
         self.matches = matches
         self.near_misses = near_misses
@@ -134,6 +145,7 @@ class Explanation:
         self.text = text  # the paste
         self.frame = frame  # the user's own line in its traceback, when something matched
         self.raised_by = raised_by
+        self.context_only = context_only
 
     @property
     def cause(self) -> CauseChoice | None:
@@ -255,8 +267,13 @@ def _ranked(cleaned: str, sk: Skeleton, catalog: Catalog) -> Explanation:
     main = [m for m in ranked if not _is_context(m)] + list(cut.values())
     if main:
         return Explanation(main, [])
-    if exact or ranked:  # anomaly mode's warnings alone
-        return Explanation(exact or ranked, [])
+    if exact or ranked:
+        # Anomaly mode's lines alone ("Error detected in AddmmBackward0"): printed beside any
+        # error of the backward pass, they do not say which; the error's own message does.
+        near: dict[str, NearMiss] = {}
+        for match in exact or ranked:
+            near.setdefault(match.entry.id, NearMiss(match.entry, match.score))
+        return Explanation([], list(near.values())[:NEAR_MISS_LIMIT], context_only=True)
     described = symptoms.by_words(cleaned, catalog)
     if described:
         return Explanation([_symptom_match(symptom) for symptom in described], [])

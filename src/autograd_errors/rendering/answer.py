@@ -58,6 +58,7 @@ class Answer(Explanation):
             found.text,
             found.frame,
             found.raised_by,
+            found.context_only,
         )
 
     @property

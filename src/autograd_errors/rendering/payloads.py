@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 def answer_json(explanation: Explanation, base_url: str, language: str = ENGLISH) -> dict[str, Any]:
     """What ``explain --json`` prints: the matches (each with the user's own line in the
     exception it is in, and the cause the answer leads with), the near misses, the non-autograd
-    error, and the line of another library that raised the message in PyTorch's words."""
+    error, the line of another library that raised the message in PyTorch's words, and whether
+    the paste holds only lines torch prints beside an error (``context_only``)."""
     return {
         "matches": [
             match_json(m, base_url, m.located.frame, language) for m in explanation.matches
@@ -27,6 +28,7 @@ def answer_json(explanation: Explanation, base_url: str, language: str = ENGLISH
         "near": [near_json(miss, language) for miss in explanation.near_misses],
         "not_autograd": not_autograd_json(explanation.not_autograd, language),
         "raised_by": None if explanation.raised_by is None else explanation.raised_by.as_json(),
+        "context_only": explanation.context_only,
     }
 
 

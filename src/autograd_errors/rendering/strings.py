@@ -95,6 +95,18 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "PyTorch's own error in these words:",
         "zh_CN": "PyTorch 自己的、措辞相同的报错：",
     },
+    "answer.context_only": {
+        "en": "Only anomaly mode's own lines here: its notice that it is on, or its report of "
+        "the backward function that failed, not the error itself. If an error followed, its "
+        "message (after the forward traceback) says which entry explains it: paste it too.",
+        "zh_CN": "这里只有异常检测模式自己打印的行：它已开启的提示，或是哪个反向函数出错的报告，"
+        "而不是报错本身。如果后面还有报错，是那条报错信息（在前向传播的回溯信息之后）说明了"
+        "该看哪个条目：请把它也粘贴进来。",
+    },
+    "answer.context_near": {
+        "en": "The entry that explains these lines (not the error beside them):",
+        "zh_CN": "解释这些行的条目（不是它们旁边那个报错的条目）：",
+    },
     "cli.near_intro": {
         "en": "Not matches, but the closest entries (their wording differs):",
         "zh_CN": "没有匹配，以下是最接近的条目（措辞不同）：",

@@ -62,9 +62,18 @@ def verbose_text(
         if raiser is not None:
             where = f"{raiser.file}:{raiser.line}"
             out += fill(ui("answer.raised_elsewhere", language, where=where), width, "")
+        if explanation.context_only:
+            out += fill(ui("answer.context_only", language), width, "")
         if explanation.near_misses:
             out.append("")
-            out.append(ui("answer.raised_near" if raiser else "cli.near_intro", language))
+            intro = (
+                "answer.raised_near"
+                if raiser
+                else "answer.context_near"
+                if explanation.context_only
+                else "cli.near_intro"
+            )
+            out.append(ui(intro, language))
             for miss in explanation.near_misses:
                 out.append(
                     f"  {style.bold(miss.entry.id)}  {miss.entry.current.template.render({})}"

@@ -169,6 +169,21 @@ def test_another_librarys_raise_in_pytorchs_words_is_no_match(browser, server):
     assert [item.get_attribute("data-near-miss") for item in near] == ["scalar-outputs"]
 
 
+def test_anomaly_modes_lines_alone_are_no_match(browser, server):
+    """The paste page says that the error beside them is missing, and offers their entry as a
+    near miss, as the CLI does."""
+    from selenium.webdriver.common.by import By
+
+    vector = next(v for v in load_data("matcher-vectors.json")["vectors"] if "context_only" in v)
+    assert results(browser, explain_url(server, vector["text"])) == []
+    shown = browser.find_element(By.ID, "autograd-results").text
+    assert shown.startswith("No entry matches this text.")
+    assert "Only anomaly mode's own lines here" in shown
+    assert "The entry that explains these lines (not the error beside them):" in shown
+    near = browser.find_elements(By.CSS_SELECTOR, "[data-near-miss]")
+    assert [item.get_attribute("data-near-miss") for item in near] == ["anomaly-nan"]
+
+
 @pytest.mark.parametrize(
     "payload",
     [

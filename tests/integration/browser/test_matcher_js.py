@@ -129,6 +129,7 @@ def test_vectors(js_and_python, index):
         raiser = found["raised_by"]
         read = raiser and [raiser["file"].rsplit("/", 1)[-1], raiser["line"], raiser["code"]]
         assert read == vector.get("raised_by"), language
+        assert found["context_only"] == vector.get("context_only", False), language
         if vector["ids"]:
             assert first["kind"] == vector.get("kind", "exact"), language
 

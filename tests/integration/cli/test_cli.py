@@ -107,7 +107,7 @@ def test_json_output_is_exactly_the_contract(cli):
     result = cli("explain", "--json", INPLACE_CUDA)
     assert result.returncode == 0
     data = json.loads(result.stdout)
-    assert set(data) == {"matches", "near", "not_autograd", "raised_by"}
+    assert set(data) == {"matches", "near", "not_autograd", "raised_by", "context_only"}
     assert (data["near"], data["not_autograd"], data["raised_by"]) == ([], None, None)
     assert json.loads(cli("explain", "--json", "--echo", INPLACE_CUDA).stdout) == {
         "query": INPLACE_CUDA,
@@ -178,6 +178,7 @@ def test_no_match_exits_1_with_empty_matches(cli):
         "near": [],
         "not_autograd": None,
         "raised_by": None,
+        "context_only": False,
     }
     text_result = cli("explain", message)
     assert text_result.returncode == 1

@@ -84,4 +84,4 @@ def test_the_json_of_an_answer_is_json():
     answer = Answer.of(f"RuntimeError: {LEAF}", CATALOG)
     found = answer_json(answer, BASE)
     assert json.loads(json.dumps(found)) == found
-    assert set(found) == {"matches", "near", "not_autograd", "raised_by"}
+    assert set(found) == {"matches", "near", "not_autograd", "raised_by", "context_only"}

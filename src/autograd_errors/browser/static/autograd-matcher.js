@@ -871,7 +871,7 @@
 
   function matchText(text, catalog) {
     const exact = findMatches(text, catalog);
-    const none = { matches: [], nearMisses: [], notAutograd: null };
+    const none = { matches: [], nearMisses: [], notAutograd: null, contextOnly: false };
     if (exact.some((m) => m.kind === "exact" && !isContext(m, catalog))) {
       // Exact matches rank above cut-off ones (a stable sort keeps each group's order).
       const ranked = exact.slice().sort((a, b) =>
@@ -896,9 +896,16 @@
     });
     const main = ranked.filter((m) => !isContext(m, catalog)).concat([...cut.values()]);
     if (main.length) return Object.assign(none, { matches: main });
-    // Anomaly mode's warnings alone.
+    // Anomaly mode's lines alone: printed beside any error of the backward pass, they do not
+    // say which; their entry is a near miss (matching.py).
     if (exact.length || ranked.length) {
-      return Object.assign(none, { matches: exact.length ? exact : ranked });
+      const near = new Map();
+      for (const m of exact.length ? exact : ranked) {
+        if (!near.has(m.entry.id)) near.set(m.entry.id, { entry: m.entry, similarity: m.score });
+      }
+      return Object.assign(none, {
+        nearMisses: [...near.values()].slice(0, settings.near_miss_limit), contextOnly: true,
+      });
     }
     const described = symptomsByWords(cleaned, catalog);
     if (described.length) return Object.assign(none, { matches: described });

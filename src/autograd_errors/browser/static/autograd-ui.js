@@ -265,7 +265,13 @@
       appendProse(line, text("answer.raised_elsewhere", {where: `${raiser.file}:${raiser.line}`}));
       notice.appendChild(line);
     }
-    notice.appendChild(element("p", null, text(raiser ? "answer.raised_near" : "nearMisses")));
+    if (found.contextOnly) {
+      notice.appendChild(
+        appendProse(element("p", "autograd-context-only"), text("answer.context_only")));
+    }
+    const intro = raiser ? "answer.raised_near"
+      : found.contextOnly ? "answer.context_near" : "nearMisses";
+    notice.appendChild(element("p", null, text(intro)));
     const list = element("ul", "autograd-near-misses");
     for (const miss of found.nearMisses) {
       const item = element("li");
