@@ -143,6 +143,8 @@ def catalog_json(
                 "traceback_lines": list(fuzzy.TRACEBACK_LINES),
                 "triggered": fuzzy.TRIGGERED,
                 "exception_endings": list(fuzzy.EXCEPTION_ENDINGS),
+                "quotes": fuzzy.QUOTES,
+                "foreign_exception": fuzzy.FOREIGN_EXCEPTION,
             },
             "final_stops": templates.FINAL_STOPS,
             "symptoms": {

@@ -157,6 +157,23 @@ def message_lines(cleaned: str) -> str:
     return "\n".join(kept)
 
 
+#: The exception class JavaScript throws and prints (``Error: ...``): no Python program's, nor
+#: torch's, whose classes end with it (``RuntimeError``).
+FOREIGN_EXCEPTION = "Error:"
+
+
+def foreign_exception(cleaned: str) -> bool:
+    """Whether a line of the paste names :data:`FOREIGN_EXCEPTION` alone as its exception: at
+    the line's start or after a space or a quote, not as the end of a class name."""
+    at = cleaned.find(FOREIGN_EXCEPTION)
+    while at != -1:
+        before = cleaned[at - 1 : at]
+        if not before or before in " \t\n\"'`(\u201c":
+            return True
+        at = cleaned.find(FOREIGN_EXCEPTION, at + 1)
+    return False
+
+
 def _message_part(line: str) -> str:
     """The line from its first exception class on (``RuntimeError: ...``), without torch's
     ``(Triggered internally at ...)``."""
@@ -175,12 +192,19 @@ def _message_part(line: str) -> str:
     return line
 
 
+#: Quotes and backticks end a span of a line as a line end does: a message quoted in a sentence
+#: ('I got the error "Optimizer got an empty parameter list".') is read apart from the words
+#: around it, which are the user's, not evidence against it.
+QUOTES = '"`\u201c\u201d'
+_QUOTE_BREAKS = str.maketrans(dict.fromkeys(QUOTES, "\n"))
+
+
 def line_words(text: str) -> tuple[list[str], list[int]]:
     """The last MAX_RAW_WORDS words of ``text``, as :func:`words` gives them, and the number
-    of the line each is on."""
+    of the span each is in: its line, or the part of it between two quotes (:data:`QUOTES`)."""
     found: list[str] = []
     lines: list[int] = []
-    for number, line in enumerate(text.split("\n")):
+    for number, line in enumerate(text.translate(_QUOTE_BREAKS).split("\n")):
         for word in words(line):
             found.append(word)
             lines.append(number)

@@ -361,10 +361,24 @@
     return line;
   }
 
-  // fuzzy.py's line_words: the words, and the line each is on.
-  function lineWords(text, maxRawWords) {
+  // As fuzzy.py's foreign_exception: a bare "Error:" at a line's start or after a space or
+  // a quote, not the end of a class name.
+  function foreignException(cleaned, name) {
+    let at = cleaned.indexOf(name);
+    while (at !== -1) {
+      if (at === 0 || " \t\n\"'`(\u201c".includes(cleaned[at - 1])) return true;
+      at = cleaned.indexOf(name, at + 1);
+    }
+    return false;
+  }
+
+  // fuzzy.py's line_words: the words, and the span each is in (a line, or the part of it
+  // between two quotes or backticks).
+  function lineWords(text, maxRawWords, quotes) {
     const found = [], lines = [];
-    text.split("\n").forEach((line, number) => {
+    let spans = text;
+    for (const quote of quotes) spans = spans.split(quote).join("\n");
+    spans.split("\n").forEach((line, number) => {
       for (const word of words(line, maxRawWords)) { found.push(word); lines.push(number); }
     });
     const from = Math.max(0, found.length - maxRawWords);
@@ -880,7 +894,7 @@
     }
     const settings = catalog.settings;
     const [pasted, lines] = lineWords(messageLines(clean(text, settings), settings.fuzzy),
-      settings.fuzzy.max_raw_words);
+      settings.fuzzy.max_raw_words, settings.fuzzy.quotes);
     const tail = pasted.slice(Math.max(0, pasted.length - settings.fuzzy.max_words));
     const elsewhere = recogniseNotAutograd(tail, settings.not_autograd);
     if (elsewhere) return Object.assign(none, { notAutograd: elsewhere });
@@ -895,6 +909,14 @@
       return kept || m;
     });
     const main = ranked.filter((m) => !isContext(m, catalog)).concat([...cut.values()]);
+    if (main.length && !exact.some((m) => m.kind === "exact")
+        && foreignException(cleaned, settings.fuzzy.foreign_exception)) {
+      // PyTorch's words, reworded, after a bare "Error:" (matching.py): the closest entries.
+      return Object.assign(none, {
+        nearMisses: main.slice(0, settings.near_miss_limit)
+          .map((m) => ({ entry: m.entry, similarity: m.score })),
+      });
+    }
     if (main.length) return Object.assign(none, { matches: main });
     // Anomaly mode's lines alone: printed beside any error of the backward pass, they do not
     // say which; their entry is a near miss (matching.py).
