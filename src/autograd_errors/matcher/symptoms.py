@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from autograd_errors.catalog.model import Wording
 from autograd_errors.catalog.releases import ReleaseRange
-from autograd_errors.matcher.fuzzy import MAX_LINES, words
+from autograd_errors.matcher.fuzzy import MAX_LINES, QUOTES, words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -135,18 +135,35 @@ def by_error(cleaned: str, catalog: Catalog) -> Symptom | None:
     if not errors:
         return None
     for number in range(len(lines) - 1, -1, -1):
-        line = lines[number].strip()
-        exception, colon, message = line.partition(":")
-        if not colon or not _is_exception_line(exception):
+        found = _error_on(lines[number])
+        if found is None:
             continue
+        exception, message, before = found
         for entry, error in errors:
             if exception.rsplit(".", 1)[-1] == error.exception and all(
                 phrase in message for phrase in error.contains
             ):
-                raising = _raising_line(lines, number)
+                raising = before if reads(before, error.code) else _raising_line(lines, number)
                 if raising is not None and reads(raising, error.code):
                     return Symptom(entry, error.message, len(error.contains))
         return None  # the paste's last error is another
+    return None
+
+
+def _error_on(line: str) -> tuple[str, str, str] | None:
+    """The exception class and message a line shows, and what precedes them on it: the line
+    itself is the error (``AttributeError: ...``), or a sentence quotes it (``The line
+    w1.grad.data.zero_() raised an "AttributeError: ..."``, the code before it)."""
+    starts = [0]
+    for quote in QUOTES:
+        at = line.find(quote)
+        while at != -1:
+            starts.append(at + 1)
+            at = line.find(quote, at + 1)
+    for start in starts:
+        exception, colon, message = line[start:].strip().partition(":")
+        if colon and _is_exception_line(exception):
+            return exception, message, line[:start]
     return None
 
 

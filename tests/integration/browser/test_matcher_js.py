@@ -47,6 +47,10 @@ def all_pastes() -> list[str]:
 
 #: How users meet a silent pitfall (matcher/symptoms.py), and the same errors elsewhere.
 SYMPTOM_PASTES = [
+    "Calling p.grad.data.zero_() at the first step raises "
+    "\"AttributeError: 'NoneType' object has no attribute 'data'\" for me.",
+    "Calling self.gradients.data.cpu() raises "
+    "\"AttributeError: 'NoneType' object has no attribute 'data'\" for me.",
     # https://github.com/wiseodd/generative-models/issues/26
     '  File "infogan_pytorch.py", line 86, in reset_grad\n    p.grad.data.zero_()\n'
     "AttributeError: 'NoneType' object has no attribute 'data'",

@@ -43,6 +43,12 @@ GRAD_IS_NONE_PASTES = {
     ),
     # https://github.com/jcjohnson/pytorch-examples/issues/7
     "zero": "    w1.grad.data.zero_()\nAttributeError: 'NoneType' object has no attribute 'data'",
+    # A sentence that quotes the error after the line that raised it (written as
+    # https://github.com/jcjohnson/pytorch-examples/pull/4 does, a blind sample's paste)
+    "quoted": (
+        "Calling p.grad.data.zero_() at the first step raises "
+        "\"AttributeError: 'NoneType' object has no attribute 'data'\" for me."
+    ),
     # the manual update of a tutorial: lr * w.grad with w.grad None
     "update": (
         '  File "fit.py", line 12, in <module>\n'
@@ -69,6 +75,9 @@ def test_a_nonetype_error_at_a_line_reading_grad_is_grad_is_none(name):
         # https://github.com/shepnerd/inpainting_gmcnn/issues/74: nothing of autograd's
         "self.result = self.sess.run(self.output, feed_dict={self.input_image_tf: image * 1.0,\n"
         "TypeError: unsupported operand type(s) for *: 'NoneType' and 'float'",
+        # quoted in a sentence after another attribute: not a .grad
+        "Calling self.gradients.data.cpu() raises "
+        "\"AttributeError: 'NoneType' object has no attribute 'data'\" for me.",
         # the same error without the line that raised it says nothing of .grad
         "AttributeError: 'NoneType' object has no attribute 'data'",
         # .grad_fn is not .grad

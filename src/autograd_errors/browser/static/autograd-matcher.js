@@ -855,6 +855,24 @@
     return false;
   }
 
+  // As symptoms.py's _error_on: the line is the error, or a sentence quotes it.
+  function errorOn(line, quotes) {
+    const starts = [0];
+    for (const quote of quotes) {
+      for (let at = line.indexOf(quote); at !== -1; at = line.indexOf(quote, at + 1)) {
+        starts.push(at + 1);
+      }
+    }
+    for (const start of starts) {
+      const rest = line.slice(start).trim();
+      const colon = rest.indexOf(":");
+      if (colon !== -1 && isExceptionName(rest.slice(0, colon))) {
+        return [rest.slice(0, colon), rest.slice(colon + 1), line.slice(0, start)];
+      }
+    }
+    return null;
+  }
+
   function symptomByError(cleaned, catalog) {
     const s = catalog.settings.symptoms;
     const errors = catalog.symptoms.flatMap((entry) => entry.errors.map((e) => [entry, e]));
@@ -862,14 +880,13 @@
     const all = cleaned.split("\n");
     const lines = all.slice(Math.max(0, all.length - catalog.settings.fuzzy.max_lines));
     for (let n = lines.length - 1; n >= 0; n--) {
-      const line = lines[n].trim();
-      const colon = line.indexOf(":");
-      if (colon === -1 || !isExceptionName(line.slice(0, colon))) continue;
-      const exception = line.slice(0, colon).split(".").pop();
-      const message = line.slice(colon + 1);
+      const found = errorOn(lines[n], catalog.settings.fuzzy.quotes);
+      if (found === null) continue;
+      const [name, message, before] = found;
+      const exception = name.split(".").pop();
       for (const [entry, error] of errors) {
         if (exception === error.exception && error.contains.every((p) => message.includes(p))) {
-          const raising = raisingLine(lines, n, s);
+          const raising = readsAttribute(before, error.code) ? before : raisingLine(lines, n, s);
           if (raising !== null && readsAttribute(raising, error.code)) {
             return symptomMatch(entry, `${error.exception}: ${error.contains.join(" ... ")}`);
           }
