@@ -1,9 +1,12 @@
 """How ``explain`` answers fresh real pastes: the right entry, an honest "no entry", or a wrong one.
 
-The pastes are ``benchmarks/data/recognition-pastes.json``: errors as users pasted them in public
-threads, collected for this figure only (none from a thread the catalog cites, none the matcher
-was tuned on). Each paste's answer is the matcher's (:func:`find_entries`, what ``explain`` and
-the paste page show), classified against the entry the paste expects:
+The pastes are ``benchmarks/data/recognition-pastes*.json``, one file per sample: errors as
+users pasted them in public threads, collected for this figure only (none from a thread the
+catalog cites), each sample by someone who had not seen the matcher's answers to it. A sample
+stays blind until the matcher is changed after its answers were read: its ``_about`` says so,
+and its first figure is the blind one (the README keeps it). Each paste's answer is the
+matcher's (:func:`find_entries`, what ``explain`` and the paste page show), classified against
+the entry the paste expects:
 
 - right: the expected entry is the answer (first, not one of several), or, for a paste no entry
   explains, no entry is offered;
@@ -12,9 +15,11 @@ the paste page show), classified against the entry the paste expects:
   wrong answer);
 - wrong: an entry that is not the expected one was given (for a paste no entry explains: any).
 
-    python benchmarks/recognition.py [--list]
+    python benchmarks/recognition.py [--list] [SAMPLE ...]
 
-``--list`` prints every paste that was not answered right, with its thread.
+``--list`` prints every paste that was not answered right, with its thread; SAMPLE (``2``,
+``3``): only those samples (``recognition-pastes-2.json``; the first is
+``recognition-pastes.json``).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ sys.path.insert(0, str(REPO / "src"))
 from autograd_errors import catalog  # noqa: E402
 from autograd_errors.matcher.matching import Explanation, find_entries  # noqa: E402
 
-DATA = REPO / "benchmarks" / "data" / "recognition-pastes.json"
+DATA = REPO / "benchmarks" / "data"
 OUTCOMES = ("right", "among several", "no entry", "wrong")
 
 
@@ -53,11 +58,14 @@ def _shares(counts: Counter[str], total: int) -> str:
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--list", action="store_true", help="list the pastes not answered right")
-    listing = parser.parse_args().list
-    data = json.loads(DATA.read_text(encoding="utf-8"))
+def sample_file(name: str) -> Path:
+    """The file of sample ``name``: ``1`` is ``recognition-pastes.json``."""
+    return DATA / ("recognition-pastes.json" if name == "1" else f"recognition-pastes-{name}.json")
+
+
+def report(path: Path, listing: bool) -> None:
+    """Print how the matcher answers the pastes of ``path``."""
+    data = json.loads(path.read_text(encoding="utf-8"))
     entries = catalog.load()
     by_kind: dict[str, Counter[str]] = {"with an entry": Counter(), "without an entry": Counter()}
     misses = []
@@ -70,7 +78,7 @@ def main() -> None:
             misses.append((result, paste["expected"], answer, paste["source"]))
     total = sum(by_kind.values(), Counter())
     size = sum(total.values())
-    print(f"{size} fresh real pastes, collected {data['date']} ({DATA.relative_to(REPO)})")
+    print(f"{size} fresh real pastes, collected {data['date']} ({path.relative_to(REPO)})")
     for kind, counts in by_kind.items():
         print(f"  {kind:>16} ({sum(counts.values())}): {_shares(counts, sum(counts.values()))}")
     print(f"  {'all':>16} ({size}): {_shares(total, size)}")
@@ -78,6 +86,23 @@ def main() -> None:
         for result, expected, answer, source in misses:
             got = ", ".join(answer)
             print(f"{result:>13}: expected {expected or 'no entry'}, got {got}  {source}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--list", action="store_true", help="list the pastes not answered right")
+    parser.add_argument("samples", nargs="*", help="the samples to measure (default: all)")
+    options = parser.parse_args()
+    if options.samples:
+        paths = [sample_file(name) for name in options.samples]
+    else:
+        paths = sorted(DATA.glob("recognition-pastes*.json"), key=lambda p: (len(p.name), p.name))
+    for number, path in enumerate(paths):
+        if not path.is_file():
+            parser.error(f"no sample file {path.relative_to(REPO)}")
+        if number:
+            print()
+        report(path, options.list)
 
 
 if __name__ == "__main__":

@@ -265,9 +265,10 @@ def _ranked(cleaned: str, sk: Skeleton, catalog: Catalog) -> Explanation:
     cut = {m.entry.id: m for m in exact if not _is_context(m)}
     ranked = [cut.pop(m.entry.id, m) for m in partial_matches(pasted, lines, catalog)]
     main = [m for m in ranked if not _is_context(m)] + list(cut.values())
-    if main and not any(m.kind == "exact" for m in exact) and fuzzy.foreign_exception(cleaned):
+    if main and not exact and fuzzy.foreign_exception(cleaned):
         # PyTorch's words, reworded, after a bare "Error:", a class Python never prints (a
-        # JavaScript port's): the closest entries, not an answer.
+        # JavaScript port's): the closest entries, not an answer. Its words cut off at a line's
+        # end are PyTorch's own: an app that prints "Error: {e}" (ComfyUI) shows them so.
         return Explanation([], [NearMiss(m.entry, m.score) for m in main[:NEAR_MISS_LIMIT]])
     if main:
         return Explanation(main, [])

@@ -33,7 +33,7 @@ STOPWORDS = (
     "on", "at", "for", "with", "and", "or", "but", "after", "before", "during", "when", "why",
     "how", "what", "does", "do", "did", "get", "gets", "got", "getting", "has", "have", "had",
     "all", "some", "any", "still", "always", "just", "so", "very", "please", "help", "issue",
-    "problem", "question", "error", "bug", "s", "t",
+    "problem", "question", "error", "bug", "s", "t", "become", "becomes", "became", "becoming",
 )  # fmt: skip
 #: A symptom paste is short: a title or a sentence, not a log.
 MAX_WORDS = 16
@@ -42,9 +42,11 @@ FOCUS_PERCENT = 50
 #: A few sentences may describe a symptom too, when they hold one of its phrases in its order
 #: and nearly together ("the gradient becomes nan", "GPU memory keeps increasing until out of
 #: memory"): at most this many content words, at most PHRASE_SLACK other words among the
-#: phrase's, a phrase of two content words at least.
+#: phrase's, a phrase of two content words at least. None: "the gradient parameter has always
+#: been None" (a Grad-CAM hook's value, a blind sample's paste) is no ".grad is None", and
+#: "loss soon became nan" too loose a "loss becomes nan" to tell from a story.
 MAX_PROSE_WORDS = 40
-PHRASE_SLACK = 2
+PHRASE_SLACK = 0
 #: How far above an error line its raising line may be (IPython shows context lines below it).
 RAISING_LINES = 12
 #: What marks IPython's raising line.

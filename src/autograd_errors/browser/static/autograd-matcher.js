@@ -944,7 +944,7 @@
       return kept || m;
     });
     const main = ranked.filter((m) => !isContext(m, catalog)).concat([...cut.values()]);
-    if (main.length && !exact.some((m) => m.kind === "exact")
+    if (main.length && !exact.length
         && foreignException(cleaned, settings.fuzzy.foreign_exception)) {
       // PyTorch's words, reworded, after a bare "Error:" (matching.py): the closest entries.
       return Object.assign(none, {
