@@ -1,6 +1,7 @@
 """The inventory of autograd messages: every message torch raises or warns in the autograd area.
 
     python tools/inventory.py [--torch RELEASE=TORCH_DIR ...] [--out DIR]
+    python tools/inventory.py --cover [--out DIR]
 
 ``TORCH_DIR`` is an installed torch package (the ``torch`` folder in a venv's site-packages); it
 is read, never imported, so the release's venv need not work with this checkout and no network
@@ -13,6 +14,10 @@ is needed. The defaults are the reference release (this checkout's ``.venv``) an
 - ``ranking.json``: the messages no entry covers, ranked by the public threads that quote them,
   from ``counts.json`` (written by hand from the ``search`` tool, see its ``method``; read here,
   never written).
+
+``--cover`` reads no wheel: it finds again the entries covering the messages of the existing
+``messages.json`` with this checkout's catalog, for an entry added since the wheels were read
+(they are several GB; the messages and their locations stay as read then).
 
 Where the messages come from, per release:
 
@@ -992,7 +997,14 @@ def main(argv: list[str] | None = None) -> int:
         help="where messages.json and ranking.json go, and counts.json is read (default: "
         "data/inventory)",
     )
+    parser.add_argument(
+        "--cover",
+        action="store_true",
+        help="find the covering entries of the existing messages.json again, reading no wheel",
+    )
     args = parser.parse_args(argv)
+    if args.cover:
+        return recover(args.out)
     releases = dict(DEFAULT_TORCH)
     if args.torch:
         releases = {}
@@ -1005,12 +1017,39 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     cat = catalog_module.load(use_cache=False)
     about, inventory = collect(releases, cat)
-    args.out.mkdir(parents=True, exist_ok=True)
-    counts_file = args.out / "counts.json"
+    return write_inventory(args.out, about, inventory)
+
+
+def recover(out: Path) -> int:
+    """``--cover``: the messages of ``out/messages.json``, covered by the current catalog."""
+    path = out / "messages.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        inventory = [
+            Message(
+                record["template"],
+                record["source"],
+                record["exception"],
+                record["prefix"],
+                {release: set(where) for release, where in record["locations"].items()},
+            )
+            for record in data["messages"]
+        ]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        print(f"inventory: cannot read {path}: {error}", file=sys.stderr)
+        return 2
+    cover(inventory, catalog_module.load(use_cache=False))
+    return write_inventory(out, data["releases"], inventory)
+
+
+def write_inventory(out: Path, about: dict, inventory: list[Message]) -> int:
+    """Write ``messages.json`` and ``ranking.json`` into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    counts_file = out / "counts.json"
     counts = json.loads(counts_file.read_text(encoding="utf-8")) if counts_file.exists() else {}
     threads = coverage_counts(inventory, counts)
     write_json(
-        args.out / "messages.json",
+        out / "messages.json",
         {
             "_about": ABOUT,
             "reference": REFERENCE,
@@ -1022,7 +1061,7 @@ def main(argv: list[str] | None = None) -> int:
         "messages",
     )
     write_json(
-        args.out / "ranking.json",
+        out / "ranking.json",
         {
             "_about": "The messages no entry covers that were counted, most threads first: "
             "messages.json and counts.json joined by tools/inventory.py.",
@@ -1032,7 +1071,7 @@ def main(argv: list[str] | None = None) -> int:
         "ranking",
     )
     covered = sum(1 for m in inventory if m.covered_by)
-    print(f"{len(inventory)} messages, {covered} covered by an entry, written to {args.out}")
+    print(f"{len(inventory)} messages, {covered} covered by an entry, written to {out}")
     return 0
 
 

@@ -356,6 +356,101 @@ for step in (rewrap_step, find_unused_after_freezing_step):
     torch.testing.assert_close(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
 
 # %%
+# An output DDP cannot see, with ``find_unused_parameters=True``
+# --------------------------------------------------------------
+# With ``find_unused_parameters=True``, DDP passes the tensors of the return value through an
+# autograd function of its own, whose backward lets an output the loss leaves out go without a
+# gradient (torch 1.10 and later). It takes them apart as PyTorch's tree utilities do: tuples,
+# lists, plain dicts, named tuples. A tensor held in anything else, a dict subclass (an
+# attribute dict such as ``EasyDict`` or ``addict.Dict``) or a dataclass, does not go through
+# it, yet DDP's search of the graph still finds it and counts the head behind it as used.
+# When the loss leaves that output out, the head's gradients never come, and the next forward
+# pass raises the message's other wording: "Since ``find_unused_parameters=True`` is enabled,
+# this likely means that not all ``forward`` outputs participate in computing loss". (On torch
+# 1.9, before that function, any output the loss left out did.)
+
+
+class AttrDict(dict):
+    """A dict whose keys read as attributes, as many training codes return: a dict subclass."""
+
+    def __getattr__(self, name: str) -> torch.Tensor:
+        return self[name]
+
+
+class TwoHeadsInAttrDict(TwoHeads):
+    def forward(self, x: torch.Tensor) -> AttrDict:  # type: ignore[override]
+        prediction, aux = super().forward(x)
+        return AttrDict(prediction=prediction, aux=aux)  # cause: unused-output-ddp-cannot-see
+
+
+def attr_dict_aux_only_step(rank: int) -> None:
+    model = DistributedDataParallel(TwoHeadsInAttrDict(), find_unused_parameters=True)
+    for step in range(2):
+        outputs = model(batch_of(rank, step))  # cause: unused-output-ddp-cannot-see
+        outputs.aux.pow(2).mean().backward()  # cause: unused-output-ddp-cannot-see
+
+
+try:
+    on_two_ranks(attr_dict_aux_only_step)  # cause: unused-output-ddp-cannot-see
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# With ``TORCH_DISTRIBUTED_DEBUG=INFO`` (set before the model is wrapped) the message names the
+# parameters that got no gradient, here the prediction head's, before their indices.
+
+
+def named_attr_dict_aux_only_step(rank: int) -> None:
+    os.environ["TORCH_DISTRIBUTED_DEBUG"] = "INFO"  # in this rank's process only
+    dist.set_debug_level_from_env()
+    attr_dict_aux_only_step(rank)  # cause: unused-output-ddp-cannot-see
+
+
+try:
+    on_two_ranks(named_attr_dict_aux_only_step)  # cause: unused-output-ddp-cannot-see
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %%
+# Fix 5: return the outputs in a container DDP takes apart
+# --------------------------------------------------------
+# A plain ``dict`` (or a tuple, a list, a named tuple) goes through DDP's function: the
+# prediction head, which the loss leaves out, keeps ``grad`` at ``None`` on every rank, and the
+# auxiliary head gets the average over the ranks of its gradient. Building the loss from every
+# output (Fix 3) works too, and is what torch 1.9 needs.
+
+
+class TwoHeadsInDict(TwoHeads):
+    def forward(self, x: torch.Tensor) -> dict[str, torch.Tensor]:  # type: ignore[override]
+        prediction, aux = super().forward(x)
+        return {"prediction": prediction, "aux": aux}  # fix: unused-output-ddp-cannot-see
+
+
+def expected_aux_grad(module: TwoHeads, step: int) -> torch.Tensor:
+    def local_grad(rank: int) -> torch.Tensor:
+        plain = TwoHeads()
+        plain.load_state_dict(module.state_dict())
+        loss = plain(batch_of(rank, step))[1].pow(2).mean()
+        return torch.autograd.grad(loss, plain.aux.weight)[0]
+
+    return average_over_ranks(local_grad)
+
+
+def plain_dict_step(rank: int) -> list[float]:
+    module = TwoHeadsInDict()
+    model = DistributedDataParallel(module, find_unused_parameters=True)
+    for step in range(2):
+        model.zero_grad()
+        model(batch_of(rank, step))["aux"].pow(2).mean().backward()
+        torch.testing.assert_close(module.aux.weight.grad, expected_aux_grad(module, step))
+        assert module.main.weight.grad is None
+    return module.aux.weight.grad.tolist()
+
+
+rank_grads = on_two_ranks(plain_dict_step)  # fix: unused-output-ddp-cannot-see
+torch.testing.assert_close(torch.tensor(rank_grads[0]), torch.tensor(rank_grads[1]))
+
+# %%
 # The pitfall: unfreezing after wrapping raises nothing
 # -----------------------------------------------------
 # The other way round is silent. A parameter frozen when DDP wrapped the model and unfrozen

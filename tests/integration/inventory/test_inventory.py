@@ -390,6 +390,41 @@ def test_the_tool_refuses_a_missing_torch_in_one_line(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_cover_finds_the_entries_again_without_the_wheels(tmp_path):
+    """``--cover``: the committed messages, their entries forgotten, get them back from the
+    catalog; an entry added since the wheels were read is found so (the messages stay)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    stale = json.loads((DATA / "messages.json").read_text(encoding="utf-8"))
+    for record in stale["messages"]:
+        record["covered_by"] = []
+    (out / "messages.json").write_text(json.dumps(stale), encoding="utf-8")
+    shutil.copy(DATA / "counts.json", out / "counts.json")
+    run = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "inventory.py"), "--cover", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads((out / "messages.json").read_text(encoding="utf-8")) == json.loads(
+        (DATA / "messages.json").read_text(encoding="utf-8")
+    )
+    assert json.loads((out / "ranking.json").read_text(encoding="utf-8"))["ranking"] == RANKING
+
+
+def test_cover_refuses_a_missing_inventory_in_one_line(tmp_path):
+    run = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "inventory.py"), "--cover", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 2
+    assert run.stderr.strip().count("\n") == 0
+    assert "cannot read" in run.stderr
+
+
 # --- the coverage page --------------------------------------------------------------------------
 
 
