@@ -151,8 +151,6 @@ def catalog_json(
                 "stopwords": list(symptoms.STOPWORDS),
                 "max_words": symptoms.MAX_WORDS,
                 "focus_percent": symptoms.FOCUS_PERCENT,
-                "max_prose_words": symptoms.MAX_PROSE_WORDS,
-                "phrase_slack": symptoms.PHRASE_SLACK,
                 "raising_lines": symptoms.RAISING_LINES,
                 "arrow": symptoms.ARROW,
             },

@@ -33,20 +33,12 @@ STOPWORDS = (
     "on", "at", "for", "with", "and", "or", "but", "after", "before", "during", "when", "why",
     "how", "what", "does", "do", "did", "get", "gets", "got", "getting", "has", "have", "had",
     "all", "some", "any", "still", "always", "just", "so", "very", "please", "help", "issue",
-    "problem", "question", "error", "bug", "s", "t", "become", "becomes", "became", "becoming",
+    "problem", "question", "error", "bug", "s", "t",
 )  # fmt: skip
 #: A symptom paste is short: a title or a sentence, not a log.
 MAX_WORDS = 16
 #: At least this share (per cent) of the paste's content words are the pitfall's.
 FOCUS_PERCENT = 50
-#: A few sentences may describe a symptom too, when they hold one of its phrases in its order
-#: and nearly together ("the gradient becomes nan", "GPU memory keeps increasing until out of
-#: memory"): at most this many content words, at most PHRASE_SLACK other words among the
-#: phrase's, a phrase of two content words at least. None: "the gradient parameter has always
-#: been None" (a Grad-CAM hook's value, a blind sample's paste) is no ".grad is None", and
-#: "loss soon became nan" too loose a "loss becomes nan" to tell from a story.
-MAX_PROSE_WORDS = 40
-PHRASE_SLACK = 0
 #: How far above an error line its raising line may be (IPython shows context lines below it).
 RAISING_LINES = 12
 #: What marks IPython's raising line.
@@ -86,7 +78,7 @@ class Symptom:
 def by_words(text: str, catalog: Catalog) -> list[Symptom]:
     """The pitfalls whose symptom phrase the paste is: best first (ties all listed)."""
     pasted = content_words(text)
-    if not pasted or len(pasted) > MAX_PROSE_WORDS or _names_an_exception(text):
+    if not pasted or len(pasted) > MAX_WORDS or _names_an_exception(text):
         return []  # an error message no entry matched is no description of a pitfall
     present = set(pasted)
     found: list[tuple[int, Symptom]] = []
@@ -96,14 +88,12 @@ def by_words(text: str, catalog: Catalog) -> list[Symptom]:
         phrases = [entry.title, *entry.symptoms]
         vocabulary = {word for phrase in phrases for word in content_words(phrase)}
         focus = sum(1 for word in pasted if word in vocabulary) * 100 // len(pasted)
-        focused = focus >= FOCUS_PERCENT and len(pasted) <= MAX_WORDS
+        if focus < FOCUS_PERCENT:
+            continue
         best: tuple[int, str] | None = None
         for phrase in phrases:
-            ordered = content_words(phrase)
-            wanted = set(ordered)
-            if not wanted or not wanted <= present or (best is not None and len(wanted) <= best[0]):
-                continue
-            if focused or (len(ordered) >= 2 and in_order(ordered, pasted)):
+            wanted = set(content_words(phrase))
+            if wanted and wanted <= present and (best is None or len(wanted) > best[0]):
                 best = (len(wanted), phrase)
         if best is not None:
             found.append((focus, Symptom(entry, best[1], best[0])))
@@ -112,21 +102,6 @@ def by_words(text: str, catalog: Catalog) -> list[Symptom]:
         return []
     top = (found[0][1].matched, found[0][0])
     return [symptom for focus, symptom in found if (symptom.matched, focus) == top]
-
-
-def in_order(phrase: list[str], pasted: list[str]) -> bool:
-    """Whether ``pasted`` holds the words of ``phrase`` in its order, with at most
-    PHRASE_SLACK other words among them."""
-    for start, word in enumerate(pasted):
-        if word != phrase[0]:
-            continue
-        at, end = 1, min(len(pasted), start + len(phrase) + PHRASE_SLACK)
-        for position in range(start + 1, end):
-            if at < len(phrase) and pasted[position] == phrase[at]:
-                at += 1
-        if at == len(phrase):
-            return True
-    return False
 
 
 def by_error(cleaned: str, catalog: Catalog) -> Symptom | None:

@@ -770,24 +770,10 @@
       message: text, details: details(entry, {}) };
   }
 
-  // As symptoms.py's in_order: the phrase's words in its order, with few others among them.
-  function phraseInOrder(phrase, pasted, slack) {
-    for (let start = 0; start < pasted.length; start++) {
-      if (pasted[start] !== phrase[0]) continue;
-      let at = 1;
-      const end = Math.min(pasted.length, start + phrase.length + slack);
-      for (let position = start + 1; position < end; position++) {
-        if (at < phrase.length && pasted[position] === phrase[at]) at++;
-      }
-      if (at === phrase.length) return true;
-    }
-    return false;
-  }
-
   function symptomsByWords(cleaned, catalog) {
     const s = catalog.settings.symptoms;
     const pasted = contentWords(cleaned, catalog);
-    if (!pasted.length || pasted.length > s.max_prose_words) return [];
+    if (!pasted.length || pasted.length > s.max_words) return [];
     // An error message no entry matched is no description of a pitfall.
     if (cleaned.split("\n").some((line) => {
       const trimmed = line.trim();
@@ -800,16 +786,12 @@
       if (entry.phrases.length < 2) continue; // the title alone: no symptoms of its own
       const vocabulary = new Set(entry.phrases.flatMap((p) => contentWords(p, catalog)));
       const focus = Math.floor(pasted.filter((w) => vocabulary.has(w)).length * 100 / pasted.length);
-      const focused = focus >= s.focus_percent && pasted.length <= s.max_words;
+      if (focus < s.focus_percent) continue;
       let best = null;
       for (const phrase of entry.phrases) {
-        const ordered = contentWords(phrase, catalog);
-        const wanted = new Set(ordered);
-        if (!wanted.size || ![...wanted].every((w) => present.has(w)) ||
-            (best !== null && wanted.size <= best[0])) continue;
-        if (focused || (ordered.length >= 2 && phraseInOrder(ordered, pasted, s.phrase_slack))) {
-          best = [wanted.size, phrase];
-        }
+        const wanted = new Set(contentWords(phrase, catalog));
+        if (wanted.size && [...wanted].every((w) => present.has(w)) &&
+            (best === null || wanted.size > best[0])) best = [wanted.size, phrase];
       }
       if (best !== null) found.push({ focus, entry, text: best[1], matched: best[0] });
     }
