@@ -256,6 +256,7 @@ def json_answer(
         "near": [],
         "not_autograd": None,
         "raised_by": None,
+        "context_only": False,
     }
 
 
