@@ -163,15 +163,22 @@ FOREIGN_EXCEPTION = "Error:"
 
 
 def foreign_exception(cleaned: str) -> bool:
-    """Whether a line of the paste names :data:`FOREIGN_EXCEPTION` alone as its exception: at
-    the line's start or after a space or a quote, not as the end of a class name."""
-    at = cleaned.find(FOREIGN_EXCEPTION)
+    """Whether the paste names :data:`FOREIGN_EXCEPTION` alone as an exception (at a line's
+    start or after a space or a quote) and no Python class at all (``RuntimeError:``,
+    ``UserWarning:``): a Python log that also prints "Error: ..." is still Python's."""
+    bare = False
+    at = cleaned.find(":")
     while at != -1:
-        before = cleaned[at - 1 : at]
-        if not before or before in " \t\n\"'`(\u201c":
-            return True
-        at = cleaned.find(FOREIGN_EXCEPTION, at + 1)
-    return False
+        start = at
+        while start > 0 and (cleaned[start - 1].isalnum() or cleaned[start - 1] in "_."):
+            start -= 1
+        name = cleaned[start:at].rsplit(".", 1)[-1]
+        if name == FOREIGN_EXCEPTION[:-1]:
+            bare = True
+        elif name[:1].isupper() and name.endswith(EXCEPTION_ENDINGS) and name.isascii():
+            return False
+        at = cleaned.find(":", at + 1)
+    return bare
 
 
 def _message_part(line: str) -> str:

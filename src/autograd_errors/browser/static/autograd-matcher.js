@@ -361,15 +361,21 @@
     return line;
   }
 
-  // As fuzzy.py's foreign_exception: a bare "Error:" at a line's start or after a space or
-  // a quote, not the end of a class name.
-  function foreignException(cleaned, name) {
-    let at = cleaned.indexOf(name);
-    while (at !== -1) {
-      if (at === 0 || " \t\n\"'`(\u201c".includes(cleaned[at - 1])) return true;
-      at = cleaned.indexOf(name, at + 1);
+  // As fuzzy.py's foreign_exception: a bare "Error:" named as an exception, and no Python
+  // class (RuntimeError:, UserWarning:) anywhere in the paste.
+  function foreignException(cleaned, name, endings) {
+    const bareName = name.slice(0, -1);
+    let bare = false;
+    for (let at = cleaned.indexOf(":"); at !== -1; at = cleaned.indexOf(":", at + 1)) {
+      let start = at;
+      while (start > 0 && (isWord(cleaned[start - 1]) || cleaned[start - 1] === ".")) start--;
+      const last = cleaned.slice(start, at).split(".").pop();
+      if (last === bareName) bare = true;
+      else if (/^[A-Z]/.test(last) && endings.some((e) => last.endsWith(e)) && /^[\x00-\x7f]*$/.test(last)) {
+        return false;
+      }
     }
-    return false;
+    return bare;
   }
 
   // fuzzy.py's line_words: the words, and the span each is in (a line, or the part of it
@@ -927,7 +933,8 @@
     });
     const main = ranked.filter((m) => !isContext(m, catalog)).concat([...cut.values()]);
     if (main.length && !exact.length
-        && foreignException(cleaned, settings.fuzzy.foreign_exception)) {
+        && foreignException(cleaned, settings.fuzzy.foreign_exception,
+          settings.fuzzy.exception_endings)) {
       // PyTorch's words, reworded, after a bare "Error:" (matching.py): the closest entries.
       return Object.assign(none, {
         nearMisses: main.slice(0, settings.near_miss_limit)
