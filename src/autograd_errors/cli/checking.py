@@ -72,10 +72,12 @@ def check(options: Options) -> int:
     from autograd_errors.verification.environment import TorchUnavailable, import_torch
 
     try:
-        version = import_torch()
+        version = _torch_version(import_torch)
+        catalog = load()
     except TorchUnavailable as error:
         return refuse("check", str(error))
-    catalog = load()
+    except KeyboardInterrupt:  # importing torch takes a second or two: Ctrl-C often lands there
+        return _stopped_before("check", "nothing checked")
     unknown = [entry_id for entry_id in options.args if entry_id not in catalog]
     if unknown:
         raise UsageError(f"check: no entry {unknown[0]!r}", show_usage=False)
@@ -114,9 +116,11 @@ def record(options: Options) -> int:
     from autograd_errors.verification.environment import TorchUnavailable, import_torch
 
     try:
-        version = import_torch()
+        version = _torch_version(import_torch)
     except TorchUnavailable as error:
         return refuse("record", str(error))
+    except KeyboardInterrupt:
+        return _stopped_before("record", "nothing written")
     if recordings.is_pre_release(version):
         return refuse(
             "record",
@@ -132,7 +136,10 @@ def record(options: Options) -> int:
     problem = recordings.output_problem(path)
     if problem:
         return refuse("record", problem)
-    entries = load()
+    try:
+        entries = load()
+    except KeyboardInterrupt:
+        return _stopped_before("record", f"nothing written ({shown} is unchanged)")
     try:
         with _stopped_by_signals():
             judged = runner.run_all(
@@ -155,6 +162,34 @@ def record(options: Options) -> int:
     summary = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
     code = EXIT_NO_MATCH if any(result.status.failing for result, _ in judged) else EXIT_OK
     return print_text(f"torch {version}: {summary}; written to {shown}", code)
+
+
+def _torch_version(import_torch: Callable[[], str]) -> str:
+    """``import_torch()``, with Ctrl-C held until it returns: raised inside torch's import, a
+    KeyboardInterrupt can land in one of its bare ``except:`` and be lost, and the command
+    went on to run every script as if nothing had been pressed."""
+    pressed: list[int] = []
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return import_torch()  # Ctrl-C ignored (a background job) or handled by the caller
+    try:
+        previous = signal.signal(signal.SIGINT, lambda number, _: pressed.append(number))
+    except ValueError:  # not the main thread: signals are not ours to hold
+        return import_torch()
+    try:
+        version = import_torch()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
+    return version
+
+
+def _stopped_before(command: str, outcome: str) -> int:
+    """Ctrl-C before the first script ran (while torch was imported): one line, exit 130."""
+    print_error(
+        f"autograd-errors {command}: stopped by Ctrl-C (SIGINT) before any script ran; {outcome}\n"
+    )
+    return 130
 
 
 def _slow(command: str, timeout: float) -> Callable[[str, float], None]:

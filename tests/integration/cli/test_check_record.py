@@ -142,6 +142,31 @@ def children_appear(pid: int, within: float = 120) -> bool:
 
 
 @pytest.mark.parametrize("command", ["check", "record"])
+def test_ctrl_c_while_torch_is_imported_stops_with_a_line(cli_env, tmp_path, command):
+    """Ctrl-C in the first second, while torch is imported (where a KeyboardInterrupt can be
+    lost in one of torch's bare ``except:``, and the command ran every script anyway): held
+    until the import returns, then one line and exit 130, nothing written."""
+    out = tmp_path / "out"
+    args = ["record", "--output", str(out)] if command == "record" else ["check"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "autograd_errors", *args],
+        env=cli_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(0.5)
+    assert process.poll() is None
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr.decode()
+    shown = (stdout + stderr).decode()
+    assert "stopped by Ctrl-C (SIGINT)" in shown, shown
+    assert "Traceback" not in shown
+    assert not out.exists() or not list(out.iterdir())
+
+
+@pytest.mark.parametrize("command", ["check", "record"])
 def test_ctrl_c_stops_at_once_and_writes_nothing(cli_env, tmp_path, command):
     """SIGINT while the scripts run: exit 130 within seconds, the old recording untouched;
     ``check`` reports what it had judged, and says it did not finish."""
