@@ -45,7 +45,7 @@ import itertools
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     from autograd_errors.catalog.model import Catalog, Entry, Wording
 
@@ -163,21 +163,15 @@ FOREIGN_EXCEPTION = "Error:"
 
 
 def foreign_exception(cleaned: str) -> bool:
-    """Whether the paste names :data:`FOREIGN_EXCEPTION` alone as an exception (at a line's
-    start or after a space or a quote) and no Python class at all (``RuntimeError:``,
-    ``UserWarning:``): a Python log that also prints "Error: ..." is still Python's."""
+    """Whether the paste names :data:`FOREIGN_EXCEPTION`'s class alone before a colon and no
+    Python class at all (``RuntimeError:``, ``UserWarning:``): a Python log that also prints
+    "Error: ..." is still Python's."""
     bare = False
-    at = cleaned.find(":")
-    while at != -1:
-        start = at
-        while start > 0 and (cleaned[start - 1].isalnum() or cleaned[start - 1] in "_."):
-            start -= 1
-        name = cleaned[start:at].rsplit(".", 1)[-1]
+    for _, name in _names_before_colons(cleaned):
         if name == FOREIGN_EXCEPTION[:-1]:
             bare = True
-        elif name[:1].isupper() and name.endswith(EXCEPTION_ENDINGS) and name.isascii():
+        elif _is_exception_class(name):
             return False
-        at = cleaned.find(":", at + 1)
     return bare
 
 
@@ -187,16 +181,26 @@ def _message_part(line: str) -> str:
     triggered = line.find(TRIGGERED)
     if triggered != -1:
         line = line[:triggered]
-    colon = line.find(":")
+    for colon, name in _names_before_colons(line):
+        if _is_exception_class(name):
+            return line[colon + 1 :]
+    return line
+
+
+def _names_before_colons(text: str) -> Iterator[tuple[int, str]]:
+    """Each colon of ``text`` and the name just before it, its last dotted part
+    (``torch.OutOfMemoryError:`` gives ``OutOfMemoryError``)."""
+    colon = text.find(":")
     while colon != -1:
         start = colon
-        while start > 0 and (line[start - 1].isalnum() or line[start - 1] in "_."):
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_."):
             start -= 1
-        name = line[start:colon].rsplit(".", 1)[-1]
-        if name[:1].isupper() and name.endswith(EXCEPTION_ENDINGS) and name.isascii():
-            return line[colon + 1 :]
-        colon = line.find(":", colon + 1)
-    return line
+        yield colon, text[start:colon].rsplit(".", 1)[-1]
+        colon = text.find(":", colon + 1)
+
+
+def _is_exception_class(name: str) -> bool:
+    return name[:1].isupper() and name.endswith(EXCEPTION_ENDINGS) and name.isascii()
 
 
 #: Quotes and backticks end a span of a line as a line end does: a message quoted in a sentence

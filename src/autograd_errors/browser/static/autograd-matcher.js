@@ -347,33 +347,33 @@
   function messagePart(line, s) {
     const triggered = line.indexOf(s.triggered);
     if (triggered !== -1) line = line.slice(0, triggered);
-    let colon = line.indexOf(":");
-    while (colon !== -1) {
-      let start = colon;
-      while (start > 0 && (isWord(line[start - 1]) || line[start - 1] === ".")) start--;
-      const name = line.slice(start, colon).split(".").pop();
-      if (/^[A-Z]/.test(name) && s.exception_endings.some((e) => name.endsWith(e)) &&
-          /^[\x00-\x7f]*$/.test(name)) {
-        return line.slice(colon + 1);
-      }
-      colon = line.indexOf(":", colon + 1);
+    for (const [colon, name] of namesBeforeColons(line)) {
+      if (isExceptionClass(name, s.exception_endings)) return line.slice(colon + 1);
     }
     return line;
   }
 
-  // As fuzzy.py's foreign_exception: a bare "Error:" named as an exception, and no Python
-  // class (RuntimeError:, UserWarning:) anywhere in the paste.
+  // As fuzzy.py's _names_before_colons: each colon and the name just before it.
+  function* namesBeforeColons(text) {
+    for (let colon = text.indexOf(":"); colon !== -1; colon = text.indexOf(":", colon + 1)) {
+      let start = colon;
+      while (start > 0 && (isWord(text[start - 1]) || text[start - 1] === ".")) start--;
+      yield [colon, text.slice(start, colon).split(".").pop()];
+    }
+  }
+
+  function isExceptionClass(name, endings) {
+    return /^[A-Z]/.test(name) && endings.some((e) => name.endsWith(e)) &&
+      /^[\x00-\x7f]*$/.test(name);
+  }
+
+  // As fuzzy.py's foreign_exception: the bare "Error" class named before a colon, and no
+  // Python class (RuntimeError:, UserWarning:) anywhere in the paste.
   function foreignException(cleaned, name, endings) {
-    const bareName = name.slice(0, -1);
     let bare = false;
-    for (let at = cleaned.indexOf(":"); at !== -1; at = cleaned.indexOf(":", at + 1)) {
-      let start = at;
-      while (start > 0 && (isWord(cleaned[start - 1]) || cleaned[start - 1] === ".")) start--;
-      const last = cleaned.slice(start, at).split(".").pop();
-      if (last === bareName) bare = true;
-      else if (/^[A-Z]/.test(last) && endings.some((e) => last.endsWith(e)) && /^[\x00-\x7f]*$/.test(last)) {
-        return false;
-      }
+    for (const [, last] of namesBeforeColons(cleaned)) {
+      if (last === name.slice(0, -1)) bare = true;
+      else if (isExceptionClass(last, endings)) return false;
     }
     return bare;
   }
