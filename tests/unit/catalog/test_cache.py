@@ -117,13 +117,18 @@ LARGE = {  # a head, one record within the first read, one beyond it
 }
 
 
-def test_a_record_beyond_the_first_read_is_read_when_taken(cache_dir):
+def _read_large() -> tuple[str, cache.Blobs]:
+    """A cache of :data:`LARGE` written and its head read: its path, and its blobs."""
     path = cache.cache_file(CHECKSUM)
     assert path is not None
     cache.write(path, CHECKSUM, DATA, LARGE)
     found = cache.read(path, CHECKSUM)
     assert found is not None
-    _, blobs = found
+    return path, found[1]
+
+
+def test_a_record_beyond_the_first_read_is_read_when_taken(cache_dir):
+    _, blobs = _read_large()
     assert {name: bytes(blobs[name]) for name in blobs} == LARGE
 
 
@@ -131,12 +136,7 @@ def test_a_cache_file_written_again_after_its_head_was_read_is_not_read_from(cac
     """The same key written again (another process's first start) may place its records
     elsewhere: a record taken after that is refused (its TOML is read), not read from the
     other file at the first one's offsets."""
-    path = cache.cache_file(CHECKSUM)
-    assert path is not None
-    cache.write(path, CHECKSUM, DATA, LARGE)
-    found = cache.read(path, CHECKSUM)
-    assert found is not None
-    _, blobs = found
+    path, blobs = _read_large()
     cache.write(path, CHECKSUM, DATA, {"far-entry": b"x" * (3 * cache.FIRST_READ)})
     assert bytes(blobs["near-entry"]) == LARGE["near-entry"]  # within what was read
     with pytest.raises(ValueError, match="far-entry"):
@@ -144,11 +144,7 @@ def test_a_cache_file_written_again_after_its_head_was_read_is_not_read_from(cac
 
 
 def test_a_cache_file_removed_after_its_head_was_read_refuses_its_further_records(cache_dir):
-    path = cache.cache_file(CHECKSUM)
-    assert path is not None
-    cache.write(path, CHECKSUM, DATA, LARGE)
-    found = cache.read(path, CHECKSUM)
-    assert found is not None
+    path, blobs = _read_large()
     os.unlink(path)
     with pytest.raises(ValueError, match="far-entry"):
-        found[1]["far-entry"]
+        blobs["far-entry"]
