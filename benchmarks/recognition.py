@@ -11,6 +11,10 @@ the entry the paste expects:
 - right: the expected entry is the answer (first, not one of several), or, for a paste no entry
   explains, no entry is offered;
 - among several: the expected entry is one of several partial matches, none put first;
+- described: the paste quotes no message, and the answer was "no match" with the pages its
+  sentences describe (``Explanation.described``): "its page" when the expected entry is the
+  first of them, "another page" otherwise (for a paste no entry explains: any); neither is a
+  right answer nor a wrong one, as the answer offers no entry as the explanation;
 - no entry: the paste has an entry, and the answer was "No entry for this message" (a miss, not a
   wrong answer);
 - wrong: an entry that is not the expected one was given (for a paste no entry explains: any).
@@ -37,12 +41,26 @@ from autograd_errors import catalog  # noqa: E402
 from autograd_errors.matcher.matching import Explanation, find_entries  # noqa: E402
 
 DATA = REPO / "benchmarks" / "data"
-OUTCOMES = ("right", "among several", "no entry", "wrong")
+OUTCOMES = (
+    "right",
+    "among several",
+    "described, its page",
+    "described, another page",
+    "no entry",
+    "wrong",
+)
 
 
 def outcome(expected: str | None, explanation: Explanation) -> str:
     """What the answer was, for a paste that expects ``expected`` (None: no entry explains it)."""
     found = [match.entry.id for match in explanation.matches]
+    if not found and explanation.described:
+        pages = [miss.entry.id for miss in explanation.near_misses]
+        return (
+            "described, its page"
+            if expected and pages[0] == expected
+            else "described, another page"
+        )
     if not found:
         return "right" if expected is None else "no entry"
     if expected is None:
@@ -74,7 +92,15 @@ def report(path: Path, listing: bool) -> None:
         result = outcome(paste["expected"], explanation)
         by_kind["with an entry" if paste["expected"] else "without an entry"][result] += 1
         if result != "right":
-            answer = [m.entry.id for m in explanation.matches] or ["no entry"]
+            answer = (
+                [m.entry.id for m in explanation.matches]
+                or [
+                    f"pages {miss.entry.id}"
+                    for miss in explanation.near_misses
+                    if explanation.described
+                ]
+                or ["no entry"]
+            )
             misses.append((result, paste["expected"], answer, paste["source"]))
     total = sum(by_kind.values(), Counter())
     size = sum(total.values())

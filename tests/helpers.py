@@ -22,6 +22,8 @@ import pytest
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).parent.parent
+#: The keys of ``explain --json``'s object (docs/cli.md), held by the CLI and the Python API.
+ANSWER_KEYS = {"matches", "near", "not_autograd", "raised_by", "context_only", "described"}
 
 
 def load_data(name: str) -> dict:
@@ -298,6 +300,7 @@ def answer_json(text: str, catalog: Any) -> dict[str, Any]:
         "not_autograd": found.not_autograd.name if found.not_autograd else None,
         "raised_by": found.raised_by.as_json() if found.raised_by else None,
         "context_only": found.context_only,
+        "described": found.described,
     }
 
 

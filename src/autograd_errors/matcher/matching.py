@@ -8,8 +8,10 @@ The answers, in one ranked list:
 - symptom: a silent pitfall, found by how users meet it (:mod:`.symptoms`): their words for
   it, or Python's error at a line that reads its culprit; never an exact match of a message;
 - none: the closest entries are offered as near misses, kept apart from matches, and never
-  presented as an answer; a PyTorch error that is not an autograd error is named as such
-  (:mod:`.not_autograd`) and never offered as an entry.
+  presented as an answer; a report that quotes no message but describes a pitfall's symptom
+  in its sentences gets the pages about what it describes, as such (``described``); a
+  PyTorch error that is not an autograd error is named as such (:mod:`.not_autograd`) and
+  never offered as an entry.
 
 Exact matches rank above partial ones. Context lines (anomaly mode's "Error detected in X",
 a wording with ``context = true`` in its record) are matches of their own only when the paste
@@ -102,7 +104,8 @@ class Match:
 class NearMiss:
     """An entry whose wording resembles the paste without matching it. Not an answer.
 
-    ``similarity``: the share of its wording's rare words the paste holds, weighed by rarity."""
+    ``similarity``: the share of its wording's rare words the paste holds, weighed by rarity
+    (1.0 for a page a description is about: its phrase is whole in a sentence)."""
 
     __slots__ = ("entry", "similarity")
 
@@ -117,10 +120,12 @@ class Explanation:
     else near misses; ``raised_by``: the line of another library that raised the message in
     PyTorch's words (its entry is then a near miss, not an answer); ``context_only``: the
     paste holds only lines torch prints beside an error (anomaly mode's), not the error, so
-    that their entry is a near miss, not an answer."""
+    that their entry is a near miss, not an answer; ``described``: the paste quotes no message,
+    and the near misses are the pitfalls its sentences describe."""
 
     __slots__ = (
         "context_only",
+        "described",
         "frame",
         "matches",
         "near_misses",
@@ -138,6 +143,7 @@ class Explanation:
         frame: Frame | None = None,
         raised_by: Frame | None = None,
         context_only: bool = False,
+        described: bool = False,
     ) -> None:
         self.matches = matches
         self.near_misses = near_misses
@@ -146,6 +152,7 @@ class Explanation:
         self.frame = frame  # the user's own line in its traceback, when something matched
         self.raised_by = raised_by
         self.context_only = context_only
+        self.described = described
 
     @property
     def cause(self) -> CauseChoice | None:
@@ -279,9 +286,14 @@ def _ranked(cleaned: str, sk: Skeleton, catalog: Catalog) -> Explanation:
         for match in exact or ranked:
             near.setdefault(match.entry.id, NearMiss(match.entry, match.score))
         return Explanation([], list(near.values())[:NEAR_MISS_LIMIT], context_only=True)
-    described = symptoms.by_words(cleaned, catalog)
-    if described:
-        return Explanation([_symptom_match(symptom) for symptom in described], [])
+    met_words = symptoms.by_words(cleaned, catalog)
+    if met_words:
+        return Explanation([_symptom_match(symptom) for symptom in met_words], [])
+    # A longer report in prose: the pages about what its sentences describe, not an answer.
+    pages = symptoms.described(cleaned, catalog)[:NEAR_MISS_LIMIT]
+    if pages:
+        about = [NearMiss(symptom.entry, 1.0) for symptom in pages]  # a phrase whole in it
+        return Explanation([], about, described=True)
     return Explanation([], near_misses_of(pasted, catalog))
 
 

@@ -3,15 +3,22 @@ line that reads its culprit. Never an exact match of a message: neither is torch
 
 - **Words.** ``symptoms`` in a pitfall's record, with its title, are phrases users write for it
   (".grad is None after backward()", "loss is nan after a few epochs"). A short paste that
-  holds every content word of one of them (STOPWORDS aside, a plural as its singular), and is
-  mostly the pitfall's words (FOCUS_PERCENT of its content words), is a symptom match; not a
-  paste with an exception line (``AssertionError: grad should not be None`` is a message of
-  torch's that no entry explains, not a user's description).
+  holds every content word of one of them (STOPWORDS aside, a plural as its singular), no
+  negation the phrase lacks ("the grad is not None"), and is mostly the pitfall's words
+  (FOCUS_PERCENT of its content words), is a symptom match; not a paste with an exception
+  line (``AssertionError: grad should not be None`` is a message of torch's that no entry
+  explains, not a user's description).
 - **Errors.** ``[[symptom_error]]``: the paste's error line is ``exception`` holding each of
   ``contains``, and the line that raised it (the traceback's code line, IPython's ``--->``
   line, or the line above) reads the attribute ``code``: ``p.grad.data.zero_()`` raising
   ``AttributeError: 'NoneType' object has no attribute 'data'`` is ``grad-is-none``; the same
   error from ``self.layer.weight.data`` is not.
+- **Descriptions** (:func:`described`). A longer report that quotes no message ("In my case,
+  when I use backward() on maximum score its gradients are None.") is no match: prose is
+  too loose to be an answer (a blind sample's "JIT model could return 'NaN' gradient" is a
+  TorchScript bug). Its sentences that hold a symptom phrase, in order and nearly together,
+  not negated ("without NaN loss value"), point to the pages about what they describe,
+  offered as such, apart from matches.
 
 Linear in the paste: its lines are read once, from the end.
 """
@@ -39,11 +46,25 @@ STOPWORDS = (
 MAX_WORDS = 16
 #: At least this share (per cent) of the paste's content words are the pitfall's.
 FOCUS_PERCENT = 50
+#: A description's phrase: its content words in its order, at most this many other content
+#: words among them ("the gradient becomes nan", "its gradients are None"), two at least.
+PHRASE_SLACK = 2
+#: Words that negate a phrase among its words or just before them ("without NaN loss value",
+#: "grad is not None"); ``doesn't`` is read as ``doesn`` and ``t``.
+NEGATIONS = (
+    "no", "not", "never", "without", "nor", "non", "isn", "aren", "wasn", "weren", "doesn",
+    "don", "didn", "won", "cannot", "nothing",
+)  # fmt: skip
+#: How many words before a phrase a negation reaches.
+NEGATION_REACH = 2
+#: Where a description's sentences end: a full stop before a space (not ``p.grad``), a line's end.
+SENTENCE_ENDS = ".!?;\u3002\uff01\uff1f\uff1b"
 #: How far above an error line its raising line may be (IPython shows context lines below it).
 RAISING_LINES = 12
 #: What marks IPython's raising line.
 ARROW = "--->"
 _STOP = frozenset(STOPWORDS)
+_NEGATIONS = frozenset(NEGATIONS)
 _CARETS = frozenset("^~ \t")
 
 
@@ -81,6 +102,7 @@ def by_words(text: str, catalog: Catalog) -> list[Symptom]:
     if not pasted or len(pasted) > MAX_WORDS or _names_an_exception(text):
         return []  # an error message no entry matched is no description of a pitfall
     present = set(pasted)
+    negated = _NEGATIONS & present  # "the grad is not None": no ".grad is None"
     found: list[tuple[int, Symptom]] = []
     for entry in catalog:
         if not entry.symptoms:
@@ -93,7 +115,12 @@ def by_words(text: str, catalog: Catalog) -> list[Symptom]:
         best: tuple[int, str] | None = None
         for phrase in phrases:
             wanted = set(content_words(phrase))
-            if wanted and wanted <= present and (best is None or len(wanted) > best[0]):
+            if (
+                wanted
+                and wanted <= present
+                and negated <= wanted
+                and (best is None or len(wanted) > best[0])
+            ):
                 best = (len(wanted), phrase)
         if best is not None:
             found.append((focus, Symptom(entry, best[1], best[0])))
@@ -102,6 +129,64 @@ def by_words(text: str, catalog: Catalog) -> list[Symptom]:
         return []
     top = (found[0][1].matched, found[0][0])
     return [symptom for focus, symptom in found if (symptom.matched, focus) == top]
+
+
+def described(text: str, catalog: Catalog) -> list[Symptom]:
+    """The pitfalls a report that quotes no message describes, by its sentences: most words
+    matched first (a tie: the catalog's order). Not matches: the pages about what it says."""
+    if _names_an_exception(text):
+        return []
+    found: dict[str, Symptom] = {}
+    phrases = [
+        (entry, phrase, ordered)
+        for entry in catalog
+        if entry.symptoms
+        for phrase in (entry.title, *entry.symptoms)
+        if len(ordered := content_words(phrase)) >= 2
+    ]
+    for sentence in sentences(text):
+        raw = [_normal(word) for word in words(sentence)]
+        for entry, phrase, ordered in phrases:
+            if _described_in(ordered, raw):
+                kept = found.get(entry.id)
+                if kept is None or len(ordered) > kept.matched:
+                    found[entry.id] = Symptom(entry, phrase, len(ordered))
+    return sorted(found.values(), key=lambda symptom: symptom.matched, reverse=True)
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut at its lines' ends and at SENTENCE_ENDS followed by a space or the end."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        start = 0
+        for at, char in enumerate(line):
+            if char in SENTENCE_ENDS and (at + 1 == len(line) or line[at + 1].isspace()):
+                out.append(line[start:at])
+                start = at + 1
+        out.append(line[start:])
+    return [sentence for sentence in out if sentence.strip()]
+
+
+def _described_in(phrase: list[str], raw: list[str]) -> bool:
+    """Whether the sentence's words ``raw`` hold ``phrase`` in its order, at most PHRASE_SLACK
+    other content words among its words, and no negation among them or just before them."""
+    for start, word in enumerate(raw):
+        before = raw[max(0, start - NEGATION_REACH) : start]
+        if word != phrase[0] or _NEGATIONS.intersection(before):
+            continue
+        at, others, position = 1, 0, start + 1
+        while at < len(phrase) and position < len(raw) and others <= PHRASE_SLACK:
+            current = raw[position]
+            if current == phrase[at]:
+                at += 1
+            elif current in _NEGATIONS:
+                break
+            elif current not in _STOP:
+                others += 1
+            position += 1
+        if at == len(phrase) and others <= PHRASE_SLACK:
+            return True
+    return False
 
 
 def by_error(cleaned: str, catalog: Catalog) -> Symptom | None:

@@ -59,6 +59,7 @@ class Answer(Explanation):
             found.frame,
             found.raised_by,
             found.context_only,
+            found.described,
         )
 
     @property

@@ -20,7 +20,8 @@ def answer_json(explanation: Explanation, base_url: str, language: str = ENGLISH
     """What ``explain --json`` prints: the matches (each with the user's own line in the
     exception it is in, and the cause the answer leads with), the near misses, the non-autograd
     error, the line of another library that raised the message in PyTorch's words, and whether
-    the paste holds only lines torch prints beside an error (``context_only``)."""
+    the paste holds only lines torch prints beside an error (``context_only``) or quotes no
+    message but describes a symptom, the near misses being the pages about it (``described``)."""
     return {
         "matches": [
             match_json(m, base_url, m.located.frame, language) for m in explanation.matches
@@ -29,6 +30,7 @@ def answer_json(explanation: Explanation, base_url: str, language: str = ENGLISH
         "not_autograd": not_autograd_json(explanation.not_autograd, language),
         "raised_by": None if explanation.raised_by is None else explanation.raised_by.as_json(),
         "context_only": explanation.context_only,
+        "described": explanation.described,
     }
 
 

@@ -107,6 +107,16 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "The entry that explains these lines (not the error beside them):",
         "zh_CN": "解释这些行的条目（不是它们旁边那个报错的条目）：",
     },
+    "answer.described": {
+        "en": "This text quotes no error message, so no entry is matched to it: it describes "
+        "a problem. If there was an error, paste its message or traceback.",
+        "zh_CN": "这段文本没有引用任何报错信息，所以没有条目与之匹配：它描述的是一个问题。"
+        "如果出现过报错，请粘贴报错信息或回溯信息。",
+    },
+    "answer.described_near": {
+        "en": "Pages about what it describes (not a match):",
+        "zh_CN": "关于它所描述情况的页面（不是匹配）：",
+    },
     "cli.near_intro": {
         "en": "Not matches, but the closest entries (their wording differs):",
         "zh_CN": "没有匹配，以下是最接近的条目（措辞不同）：",

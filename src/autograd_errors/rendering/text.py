@@ -64,6 +64,8 @@ def verbose_text(
             out += fill(ui("answer.raised_elsewhere", language, where=where), width, "")
         if explanation.context_only:
             out += fill(ui("answer.context_only", language), width, "")
+        if explanation.described:
+            out += fill(ui("answer.described", language), width, "")
         if explanation.near_misses:
             out.append("")
             intro = (
@@ -71,13 +73,19 @@ def verbose_text(
                 if raiser
                 else "answer.context_near"
                 if explanation.context_only
+                else "answer.described_near"
+                if explanation.described
                 else "cli.near_intro"
             )
             out.append(ui(intro, language))
             for miss in explanation.near_misses:
-                out.append(
-                    f"  {style.bold(miss.entry.id)}  {miss.entry.current.template.render({})}"
-                )
+                entry = miss.entry
+                said = (
+                    entry.localized(language, fallback=True).title
+                    if entry.is_pitfall
+                    else entry.current.template.render({})
+                )  # a pitfall has no message: its title says what it is
+                out.append(f"  {style.bold(entry.id)}  {said}")
                 url = page_url(base_url, miss.entry, language)
                 out.append(style.dim(f"  {'':{len(miss.entry.id)}}  {url}"))
         out.append("")

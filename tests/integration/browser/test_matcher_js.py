@@ -134,6 +134,7 @@ def test_vectors(js_and_python, index):
         read = raiser and [raiser["file"].rsplit("/", 1)[-1], raiser["line"], raiser["code"]]
         assert read == vector.get("raised_by"), language
         assert found["context_only"] == vector.get("context_only", False), language
+        assert found["described"] == vector.get("described", False), language
         if vector["ids"]:
             assert first["kind"] == vector.get("kind", "exact"), language
 

@@ -12,12 +12,15 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import MESSAGES_2_13
+from helpers import ANSWER_KEYS, MESSAGES_2_13
+
+from autograd_errors import catalog
 
 LEAF = MESSAGES_2_13["leaf-inplace"]["message"]
 INPLACE_CUDA = MESSAGES_2_13["inplace-modified"]["cuda"]["message"]
 MATCH_KEYS = {"id", "title", "exception", "score", "variant", "fields", "path", "url"}
 DEFAULT_BASE = "https://autograd-errors.readthedocs.io/en/latest/"
+CATALOG = catalog.load()
 
 
 def out(result: subprocess.CompletedProcess[bytes]) -> str:
@@ -107,7 +110,7 @@ def test_json_output_is_exactly_the_contract(cli):
     result = cli("explain", "--json", INPLACE_CUDA)
     assert result.returncode == 0
     data = json.loads(result.stdout)
-    assert set(data) == {"matches", "near", "not_autograd", "raised_by", "context_only"}
+    assert set(data) == ANSWER_KEYS
     assert (data["near"], data["not_autograd"], data["raised_by"]) == ([], None, None)
     assert json.loads(cli("explain", "--json", "--echo", INPLACE_CUDA).stdout) == {
         "query": INPLACE_CUDA,
@@ -179,6 +182,7 @@ def test_no_match_exits_1_with_empty_matches(cli):
         "not_autograd": None,
         "raised_by": None,
         "context_only": False,
+        "described": False,
     }
     text_result = cli("explain", message)
     assert text_result.returncode == 1
@@ -226,6 +230,27 @@ def test_near_misses_are_shown_as_such(cli):
         "title": "Gradient hook on a tensor that does not require grad",
         "score": 1.0,
     }
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_a_report_in_prose_gets_the_pages_about_it_and_exits_1(cli, language):
+    # a blind sample's report (https://github.com/ZF4444/MMAL-Net/issues/8): no message in it
+    paste = "In my case, when I use `backward()` on maximum score its gradients are None."
+    result = cli("explain", "--lang", language, paste)
+    assert result.returncode == 1
+    text = out(result)
+    title = CATALOG["grad-is-none"].localized(language, fallback=True).title
+    if language == "en":
+        assert text.startswith("No entry matches this text.\nThis text quotes no error message")
+        assert "Pages about what it describes (not a match):\n  grad-is-none  " + title in text
+    else:
+        assert text.startswith("没有条目与这段文本匹配。\n这段文本没有引用任何报错信息")
+        assert "关于它所描述情况的页面（不是匹配）：\n  grad-is-none  " + title in text
+    data = json.loads(cli("explain", "--json", paste).stdout)
+    assert (data["matches"], data["described"]) == ([], True)
+    assert data["near"] == [
+        {"id": "grad-is-none", "title": CATALOG["grad-is-none"].title, "score": 1.0}
+    ]
 
 
 @pytest.mark.parametrize(

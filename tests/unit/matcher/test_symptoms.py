@@ -8,7 +8,7 @@ import pytest
 
 from autograd_errors import catalog
 from autograd_errors.matcher.matching import find_entries
-from autograd_errors.matcher.symptoms import reads
+from autograd_errors.matcher.symptoms import reads, sentences
 
 CATALOG = catalog.load()
 
@@ -134,7 +134,8 @@ def test_a_pitfalls_title_or_symptom_words_find_it(paste, entry_id):
         "AssertionError: grad should not be None",
         "AssertionError: Expects unsharded_param.grad to not be None",
         "RuntimeError: element 1 of gradients tuple is not a Tensor or None",
-        # a long text that mentions the words among many others is not a description of them
+        # a long text that mentions the words among many others is no symptom match (its
+        # sentence describes one: the page about it is offered, test_described_reports below)
         "I train a GAN on CelebA with a batch of 64 and the grad is None for the generator's "
         "first layer only when I use spectral norm with two discriminators and mixed precision",
     ],
@@ -150,3 +151,65 @@ def test_a_symptom_never_hides_a_message_of_torchs():
     )
     explanation = find_entries(paste, CATALOG)
     assert explanation.matches[0].kind == "exact"
+
+
+# Reports in prose that quote no message (blind samples' pastes, benchmarks/data, no longer
+# blind): the pages about what they describe, never a match.
+DESCRIBED_REPORTS = [
+    (  # https://github.com/ZF4444/MMAL-Net/issues/8
+        "In my case, when I use `backward()` on maximum score its gradients are None.",
+        "grad-is-none",
+    ),
+    (  # https://github.com/dbolya/yolact/issues/459
+        "grad value is none! after calling  Backward( ) for an output variable",
+        "grad-is-none",
+    ),
+    (  # sample 2: "Why use your network to train halfway, and the gradient becomes nan"
+        "Why use your network to train halfway, and the gradient becomes nan,thanks for your reply",
+        "nan-gradient-silent",
+    ),
+    (  # https://github.com/pytorch/pytorch/issues/121416
+        "I run into `nan` in gradients where there should not be, when using the `SmoothL1Loss`, "
+        "the `MSELoss` or the `HuberLoss` on masked tensors.",
+        "nan-gradient-silent",
+    ),
+]
+
+
+@pytest.mark.parametrize(("paste", "entry_id"), DESCRIBED_REPORTS)
+def test_described_reports_get_the_page_about_them_not_a_match(paste, entry_id):
+    explanation = find_entries(paste, CATALOG)
+    assert explanation.matches == []
+    assert explanation.described is True
+    assert [miss.entry.id for miss in explanation.near_misses] == [entry_id]
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        # a blind sample's report (sample 3): the phrase negated just before it
+        "I have been trained up to 50 epoch. The training loss does not decrease around 1.6. "
+        "The training is going well without NaN loss value.",
+        # negated among the phrase's words
+        "After backward() the grad is not None, but the weights never change.",
+        # a sentence's end between the phrase's words: "loss" and "nan" in two sentences
+        "The loss is 0.3. Nan values appear in the input data, not in the model.",
+        # the phrase's words too far apart
+        "The gradient of the discriminator on the real images and fake ones is None of my concern.",
+        # an exception line: a message of torch's no entry explains, not a description
+        "AssertionError: grad should not be None\nthe grad is None after backward",
+    ],
+)
+def test_negated_split_or_scattered_phrases_describe_nothing(paste):
+    explanation = find_entries(paste, CATALOG)
+    assert explanation.described is False
+    assert not [m for m in explanation.matches if m.kind == "symptom"]
+
+
+def test_a_description_reads_sentences_not_dotted_names():
+    # "p.grad" and "loss.backward()" are no sentence ends; "0.3. " is one
+    assert sentences("The p.grad is None after loss.backward() runs. Loss is 0.3. Then") == [
+        "The p.grad is None after loss.backward() runs",
+        " Loss is 0.3",
+        " Then",
+    ]

@@ -781,12 +781,10 @@
     const pasted = contentWords(cleaned, catalog);
     if (!pasted.length || pasted.length > s.max_words) return [];
     // An error message no entry matched is no description of a pitfall.
-    if (cleaned.split("\n").some((line) => {
-      const trimmed = line.trim();
-      const colon = trimmed.indexOf(":");
-      return colon !== -1 && isExceptionName(trimmed.slice(0, colon));
-    })) return [];
+    if (namesAnException(cleaned)) return [];
     const present = new Set(pasted);
+    const negations = new Set(s.negations);
+    const negated = [...present].filter((w) => negations.has(w)); // "the grad is not None"
     const found = [];
     for (const entry of catalog.symptoms) {
       if (entry.phrases.length < 2) continue; // the title alone: no symptoms of its own
@@ -797,6 +795,7 @@
       for (const phrase of entry.phrases) {
         const wanted = new Set(contentWords(phrase, catalog));
         if (wanted.size && [...wanted].every((w) => present.has(w)) &&
+            negated.every((w) => wanted.has(w)) &&
             (best === null || wanted.size > best[0])) best = [wanted.size, phrase];
       }
       if (best !== null) found.push({ focus, entry, text: best[1], matched: best[0] });
@@ -807,6 +806,77 @@
     const top = found[0];
     return found.filter((f) => f.matched === top.matched && f.focus === top.focus)
       .map((f) => symptomMatch(f.entry, f.text));
+  }
+
+  // As symptoms.py's described: a report quoting no message, by its sentences; the pages
+  // about what they describe, not matches.
+  function describedPages(cleaned, catalog) {
+    const s = catalog.settings.symptoms;
+    if (namesAnException(cleaned)) return [];
+    const phrases = [];
+    for (const entry of catalog.symptoms) {
+      if (entry.phrases.length < 2) continue; // the title alone: no symptoms of its own
+      for (const phrase of entry.phrases) {
+        const ordered = contentWords(phrase, catalog);
+        if (ordered.length >= 2) phrases.push([entry, phrase, ordered]);
+      }
+    }
+    const found = new Map();
+    for (const sentence of sentences(cleaned, s.sentence_ends)) {
+      const raw = words(sentence, catalog.settings.fuzzy.max_raw_words).map(normalWord);
+      for (const [entry, phrase, ordered] of phrases) {
+        if (!describedIn(ordered, raw, catalog, s)) continue;
+        const kept = found.get(entry.id);
+        if (!kept || ordered.length > kept.matched) {
+          found.set(entry.id, { entry, text: phrase, matched: ordered.length });
+        }
+      }
+    }
+    // As Python's stable sort with reverse=True: equal ones keep their order.
+    return [...found.values()].sort((a, b) => b.matched - a.matched);
+  }
+
+  function sentences(text, ends) {
+    const out = [];
+    for (const line of text.split("\n")) {
+      let start = 0;
+      for (let at = 0; at < line.length; at++) {
+        if (ends.includes(line[at]) && (at + 1 === line.length || /\s/.test(line[at + 1]))) {
+          out.push(line.slice(start, at));
+          start = at + 1;
+        }
+      }
+      out.push(line.slice(start));
+    }
+    return out.filter((sentence) => sentence.trim());
+  }
+
+  function describedIn(phrase, raw, catalog, s) {
+    const negations = new Set(s.negations);
+    for (let start = 0; start < raw.length; start++) {
+      if (raw[start] !== phrase[0] ||
+          raw.slice(Math.max(0, start - s.negation_reach), start).some((w) => negations.has(w))) {
+        continue;
+      }
+      let at = 1, others = 0, position = start + 1;
+      while (at < phrase.length && position < raw.length && others <= s.phrase_slack) {
+        const current = raw[position];
+        if (current === phrase[at]) at++;
+        else if (negations.has(current)) break;
+        else if (!catalog.stopwords.has(current)) others++;
+        position++;
+      }
+      if (at === phrase.length && others <= s.phrase_slack) return true;
+    }
+    return false;
+  }
+
+  function namesAnException(text) {
+    return text.split("\n").some((line) => {
+      const trimmed = line.trim();
+      const colon = trimmed.indexOf(":");
+      return colon !== -1 && isExceptionName(trimmed.slice(0, colon));
+    });
   }
 
   const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -908,7 +978,8 @@
 
   function matchText(text, catalog) {
     const exact = findMatches(text, catalog);
-    const none = { matches: [], nearMisses: [], notAutograd: null, contextOnly: false };
+    const none = { matches: [], nearMisses: [], notAutograd: null, contextOnly: false,
+      described: false };
     if (exact.some((m) => m.kind === "exact" && !isContext(m, catalog))) {
       // Exact matches rank above cut-off ones (a stable sort keeps each group's order).
       const ranked = exact.slice().sort((a, b) =>
@@ -953,8 +1024,15 @@
         nearMisses: [...near.values()].slice(0, settings.near_miss_limit), contextOnly: true,
       });
     }
-    const described = symptomsByWords(cleaned, catalog);
-    if (described.length) return Object.assign(none, { matches: described });
+    const metWords = symptomsByWords(cleaned, catalog);
+    if (metWords.length) return Object.assign(none, { matches: metWords });
+    // A longer report in prose: the pages about what its sentences describe, not an answer.
+    const pages = describedPages(cleaned, catalog).slice(0, settings.near_miss_limit);
+    if (pages.length) {
+      return Object.assign(none, {
+        nearMisses: pages.map((p) => ({ entry: p.entry, similarity: 1 })), described: true,
+      });
+    }
     return Object.assign(none, {
       nearMisses: fuzzyNearMisses(pasted, catalog.index).slice(0, settings.near_miss_limit),
     });

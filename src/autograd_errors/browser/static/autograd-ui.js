@@ -269,8 +269,13 @@
       notice.appendChild(
         appendProse(element("p", "autograd-context-only"), text("answer.context_only")));
     }
+    if (found.described) {
+      notice.appendChild(
+        appendProse(element("p", "autograd-described"), text("answer.described")));
+    }
     const intro = raiser ? "answer.raised_near"
-      : found.contextOnly ? "answer.context_near" : "nearMisses";
+      : found.contextOnly ? "answer.context_near"
+        : found.described ? "answer.described_near" : "nearMisses";
     notice.appendChild(element("p", null, text(intro)));
     const list = element("ul", "autograd-near-misses");
     for (const miss of found.nearMisses) {
