@@ -30,7 +30,7 @@ ENTRIES_DIR = os.path.join(_PACKAGE_DIR, "entries")
 #: The catalog's other records, beside this module.
 RECORDS_DIR = os.path.dirname(os.path.abspath(__file__))
 #: The version of what the cache holds: a change of the records' shape in the cache bumps it.
-_SCHEMA = 7
+_SCHEMA = 8
 
 
 def load(directory: str | None = None, *, use_cache: bool = True) -> Catalog:
@@ -57,7 +57,12 @@ def load(directory: str | None = None, *, use_cache: bool = True) -> Catalog:
     parsed_others = {name: _parse_toml(name, blob) for name, blob in others}
     catalog = build(records, others=parsed_others)  # only records that pass every check are cached
     if path:
-        anchors = {entry.id: [w.anchor for w in entry.wordings] for entry in catalog}
+        from autograd_errors.messages.templates import anchors as variants  # as the entries do
+
+        anchors = {
+            entry.id: [found for w in entry.wordings for found in variants(w.anchor)]
+            for entry in catalog
+        }
         # Each record marshalled on its own: a cold start unmarshals only the entries it uses.
         packed = {stem: marshal.dumps(record) for stem, record in records.items()}
         cache.write(path, checksum, {"anchors": anchors, "others": parsed_others}, packed)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from autograd_errors.matcher.causes import choose
 from autograd_errors.matcher.tracebacks import Located, Paste
 from autograd_errors.messages.normalize import Skeleton, bisect_left, clean, skeleton
+from autograd_errors.messages.templates import anchored
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -348,7 +349,7 @@ def _find_in(sk: Skeleton, catalog: Catalog) -> list[Match]:
         (found, entry, wording)
         for entry in catalog.anchored_in(sk.text)
         for wording in entry.wordings
-        if wording.anchor in sk.text
+        if anchored(wording.anchor, sk.text)
         for found in wording.template.find(sk)
     ]
     # Where wordings overlap, the one explaining more of the text wins: "a view of a leaf

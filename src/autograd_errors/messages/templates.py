@@ -31,6 +31,28 @@ if TYPE_CHECKING:
 MIN_TRUNCATED_CHARS = 30
 #: How many places where a message may start are examined, per template, from the paste's end.
 MAX_OCCURRENCES = 1000
+
+
+def folded(literal: str) -> str | None:
+    """A message's first word as users retype it, its capital lowered ("function
+    NormBackward1 returned an invalid gradient ..."), or None: only a capitalised word
+    (ASCII), not an acronym ("CUDA error", "DDP ...") nor a word after a placeholder."""
+    if len(literal) > 1 and "A" <= literal[0] <= "Z" and "a" <= literal[1] <= "z":
+        return literal[0].lower() + literal[1:]
+    return None
+
+
+def anchors(anchor: str) -> list[str]:
+    """What a paste of the message holds: its ``anchor``, and the anchor :func:`folded`."""
+    lowered = folded(anchor)
+    return [anchor] if lowered is None else [anchor, lowered]
+
+
+def anchored(anchor: str, text: str) -> bool:
+    """Whether ``text`` holds a message's ``anchor``, or the anchor :func:`folded`."""
+    return any(found in text for found in anchors(anchor))
+
+
 #: Length of the literal prefix searched for first; at most MIN_TRUNCATED_CHARS, so that a paste
 #: cut off early is still found.
 ANCHOR_CHARS = 24
@@ -186,6 +208,10 @@ class Template:
         self.anchor = first_literal[:ANCHOR_CHARS]
         if len(self.anchor) < 6:
             raise TemplateError(f"template must start with 6+ literal characters: {text!r}")
+        # The message's start with its capital lowered, matched as the message: a user's copy
+        # lowercased it, and the wording inside it ("invalid gradient at index ...", another
+        # entry's) must not win for it.
+        self._folded = folded(first_literal) if self._anchor_at == 0 else None
 
     @property
     def placeholders(self) -> tuple[Placeholder, ...]:
@@ -216,15 +242,24 @@ class Template:
         """
         found: list[TemplateMatch] = []
         text = skeleton.text
-        at = text.rfind(self.anchor)
-        for _ in range(MAX_OCCURRENCES):
-            if at == -1:
-                break
+        starts = self._starts(text, self.anchor)
+        if self._folded is not None:
+            starts = sorted(starts + self._starts(text, self._folded[:ANCHOR_CHARS]), reverse=True)
+        for at in starts[:MAX_OCCURRENCES]:
             match = self._match_at(skeleton, at)
             if match is not None:
                 found.append(match)
-            at = text.rfind(self.anchor, 0, at + len(self.anchor) - 1)
         return found
+
+    @staticmethod
+    def _starts(text: str, anchor: str) -> list[int]:
+        """Where ``anchor`` occurs in ``text``, last first, MAX_OCCURRENCES at most."""
+        starts: list[int] = []
+        at = text.rfind(anchor)
+        while at != -1 and len(starts) < MAX_OCCURRENCES:
+            starts.append(at)
+            at = text.rfind(anchor, 0, at + len(anchor) - 1)
+        return starts
 
     def _match_at(self, skeleton: Skeleton, anchor_start: int) -> TemplateMatch | None:
         text = skeleton.text
@@ -245,6 +280,10 @@ class Template:
         matched = 0
         for index in range(self._anchor_at, len(self.parts)):
             part = self.parts[index]
+            if index == 0 and self._folded is not None and text.startswith(self._folded[0], pos):
+                # The message's start as the user lowered it: its capital is no character
+                # matched, so that a wording that starts in lower case ranks above it.
+                part, matched = self._folded, -1
             if isinstance(part, str):
                 if text.startswith(part, pos):
                     pos += len(part)

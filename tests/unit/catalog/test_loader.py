@@ -128,6 +128,24 @@ def test_the_cache_is_written_then_used(tmp_path, cache_dir, monkeypatch):
     assert list(cache_dir.iterdir()) == [cached]
 
 
+def test_a_catalog_from_the_cache_knows_a_message_whose_capital_the_user_lowered(
+    tmp_path, cache_dir, monkeypatch
+):
+    """The cache's anchors hold each message's start with its capital lowered too: a cold
+    ``explain`` of "function X returned ..." (a blind sample's copy) builds that entry."""
+    from autograd_errors.matcher.matching import find_entries
+
+    record = RECORD.replace("some message with {index} inside", "Function {node} returned junk")
+    write(tmp_path / "entries", "some-entry", record)
+    load(str(tmp_path / "entries"))
+    monkeypatch.setattr(loader, "_parse_toml", lambda *args: pytest.fail("TOML parsed"))
+    cached = load(str(tmp_path / "entries"))
+    found = find_entries("RuntimeError: function MulBackward0 returned junk", cached)
+    assert [(m.entry.id, m.fields) for m in found.matches] == [
+        ("some-entry", {"node": "MulBackward0"})
+    ]
+
+
 def test_an_edited_record_is_not_served_from_the_cache(tmp_path, cache_dir):
     entries = tmp_path / "entries"
     write(entries, "some-entry", RECORD)

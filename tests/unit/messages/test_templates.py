@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from autograd_errors.messages.normalize import skeleton
-from autograd_errors.messages.templates import MIN_TRUNCATED_CHARS, Template, TemplateError
+from autograd_errors.messages.templates import (
+    MIN_TRUNCATED_CHARS,
+    Template,
+    TemplateError,
+    folded,
+)
 
 
 @pytest.mark.parametrize(
@@ -114,3 +119,44 @@ def test_a_python_type_at_a_sentence_end_loses_its_full_stop():
     assert found.fields == {"python_type": "int"}
     (dotted,) = template.find(skeleton("Variable data has to be a tensor, but got numpy.ndarray."))
     assert dotted.fields == {"python_type": "numpy.ndarray"}
+
+
+def test_a_message_whose_capital_the_user_lowered_is_the_message():
+    # A blind sample's paste (https://github.com/marcoancona/TorchPruner/issues/1): the copy
+    # lowercased "Function"; the wording inside it (grad-shape-mismatch's) must not win for it.
+    template = Template(
+        "Function {node} returned an invalid gradient at index {index} - got {got:shape} "
+        "but expected shape compatible with {expected:shape}"
+    )
+    pasted = (
+        "function normbackward1 returned an invalid gradient at index 0 - got [512, 120, 3, 3] "
+        "but expected shape compatible with [512, 512, 3, 3]"
+    )
+    (found,) = template.find(skeleton(pasted))
+    assert found.complete
+    assert found.fields["node"] == "normbackward1"
+    # both spellings in one paste: each is found, the last first
+    both = template.find(skeleton(pasted + "\n" + pasted.replace("function", "Function", 1)))
+    assert [f.start for f in both] == sorted((f.start for f in both), reverse=True)
+    assert len(both) == 2
+
+
+@pytest.mark.parametrize(
+    ("literal", "lowered"),
+    [
+        ("Function ", "function "),
+        ("Trying to backward", "trying to backward"),
+        ("CUDA error: ", None),  # an acronym stays as torch writes it
+        ("DDP expects", None),
+        ("a leaf Variable", None),  # already lower case
+        ("", None),
+    ],
+)
+def test_only_a_capitalised_first_word_is_folded(literal, lowered):
+    assert folded(literal) == lowered
+
+
+def test_a_message_starting_inside_a_word_is_still_no_match_when_folded():
+    template = Template("Function {node} returned an invalid gradient at index {index}")
+    # "function" inside "myfunction" starts no message, lowered or not
+    assert template.find(skeleton("myfunction X returned an invalid gradient at index 0")) == []

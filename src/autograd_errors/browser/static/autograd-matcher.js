@@ -180,6 +180,15 @@
     return at <= 0 ? -1 : text.lastIndexOf(anchor, at - 1);
   }
 
+  // As templates.py's folded: a message's capitalised first word with its capital lowered.
+  function folded(literal) {
+    if (literal.length > 1 && literal[0] >= "A" && literal[0] <= "Z" &&
+        literal[1] >= "a" && literal[1] <= "z") {
+      return literal[0].toLowerCase() + literal.slice(1);
+    }
+    return null;
+  }
+
   // templates.py's _parts: the template's whitespace-free literals and its placeholders, each
   // of which ends at the paste's word break where it could run into what follows it.
   function partsOf(tokens, kinds) {
@@ -219,6 +228,7 @@
         .reduce((sum, part) => sum + part.length, 0);
       this.anchorAt = this.parts.findIndex((part) => typeof part === "string");
       this.anchor = this.parts[this.anchorAt].slice(0, settings.anchor_chars);
+      this.folded = this.anchorAt === 0 ? folded(this.parts[0]) : null;
     }
 
     render(fields) {
@@ -236,13 +246,26 @@
     find(skeleton) {
       const found = [];
       const text = skeleton.text;
-      let at = text.lastIndexOf(this.anchor);
-      for (let n = 0; n < this.settings.max_occurrences && at !== -1; n++) {
+      let starts = this.starts(text, this.anchor);
+      if (this.folded !== null) {
+        starts = starts.concat(this.starts(text, this.folded.slice(0, this.settings.anchor_chars)))
+          .sort((a, b) => b - a);
+      }
+      for (const at of starts.slice(0, this.settings.max_occurrences)) {
         const match = this.matchAt(skeleton, at);
         if (match) found.push(match);
-        at = lastIndexBefore(text, this.anchor, at);
       }
       return found;
+    }
+
+    starts(text, anchor) {
+      const starts = [];
+      let at = text.lastIndexOf(anchor);
+      while (at !== -1 && starts.length < this.settings.max_occurrences) {
+        starts.push(at);
+        at = lastIndexBefore(text, anchor, at);
+      }
+      return starts;
     }
 
     matchAt(skeleton, anchorStart) {
@@ -260,7 +283,12 @@
       let pos = anchorStart;
       let matched = 0;
       for (let index = this.anchorAt; index < this.parts.length; index++) {
-        const part = this.parts[index];
+        let part = this.parts[index];
+        if (index === 0 && this.folded !== null && text.startsWith(this.folded[0], pos)) {
+          // As templates.py: the lowered capital is no character matched.
+          part = this.folded;
+          matched = -1;
+        }
         if (typeof part === "string") {
           if (text.startsWith(part, pos)) { pos += part.length; matched += part.length; continue; }
           const common = commonPrefix(text, pos, part);
