@@ -136,7 +136,7 @@ def catalog_json(
                     "SHARED_PERCENT",
                     "MAX_PARTIAL",
                     "NEAR_MISS_PERCENT",
-                    "NEAR_MISS_WEIGHT",
+                    "NEAR_MISS_RARE_PERCENT",
                 )
             }
             | {

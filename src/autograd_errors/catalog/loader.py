@@ -30,7 +30,7 @@ ENTRIES_DIR = os.path.join(_PACKAGE_DIR, "entries")
 #: The catalog's other records, beside this module.
 RECORDS_DIR = os.path.dirname(os.path.abspath(__file__))
 #: The version of what the cache holds: a change of the records' shape in the cache bumps it.
-_SCHEMA = 8
+_SCHEMA = 9
 
 
 def load(directory: str | None = None, *, use_cache: bool = True) -> Catalog:
@@ -59,13 +59,16 @@ def load(directory: str | None = None, *, use_cache: bool = True) -> Catalog:
     if path:
         from autograd_errors.messages.templates import anchors as variants  # as the entries do
 
-        anchors = {
-            entry.id: [found for w in entry.wordings for found in variants(w.anchor)]
-            for entry in catalog
+        anchors = {entry.id: [w.anchor for w in entry.wordings] for entry in catalog}
+        # What the exact matcher looks for: each anchor, and it with its capital lowered.
+        searched = {
+            stem: [found for anchor in of_entry for found in variants(anchor)]
+            for stem, of_entry in anchors.items()
         }
         # Each record marshalled on its own: a cold start unmarshals only the entries it uses.
         packed = {stem: marshal.dumps(record) for stem, record in records.items()}
-        cache.write(path, checksum, {"anchors": anchors, "others": parsed_others}, packed)
+        data = {"anchors": anchors, "searched": searched, "others": parsed_others}
+        cache.write(path, checksum, data, packed)
     return catalog
 
 
@@ -115,12 +118,13 @@ def _from_cache(path: str, checksum: str, stems: list[str], directory: str) -> C
         return None
     data, packed = found
     try:
-        anchors, others = data["anchors"], data["others"]
-        if list(packed) != stems or sorted(anchors) != sorted(stems):
+        anchors, searched, others = data["anchors"], data["searched"], data["others"]
+        if list(packed) != stems or sorted(anchors) != sorted(stems) != sorted(searched):
             return None
         return build_lazily(
             lambda stem: marshal.loads(packed[stem]),
             anchors,
+            searched,
             others,
             lambda stem: _parse_toml(stem, _read(os.path.join(directory, f"{stem}.toml"))),
         )

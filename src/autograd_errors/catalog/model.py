@@ -455,9 +455,9 @@ class Catalog:
         not_autograd: Sequence[NotAutogradKind] = (),
         docs_pages: Mapping[str, str] | None = None,
     ) -> Catalog:
-        """The catalog of the entries ``anchors`` names (id -> its wordings' anchors, and each
-        anchor with its capital lowered, :func:`~autograd_errors.messages.templates.anchors`),
-        each built by ``make(id)`` when first used: for records that passed every check."""
+        """The catalog of the entries ``anchors`` names (id -> what a paste of its messages
+        holds: its wordings' anchors, and each with its capital lowered), each built by
+        ``make(id)`` when first used: for records that passed every check already."""
         catalog = cls([], not_autograd, docs_pages)
         catalog._entries = dict.fromkeys(sorted(anchors))
         catalog._make = make

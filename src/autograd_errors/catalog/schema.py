@@ -150,12 +150,15 @@ def build(
 def build_lazily(
     record: Callable[[str], dict[str, Any]],
     anchors: dict[str, list[str]],
+    searched: dict[str, list[str]],
     others: dict[str, dict[str, Any]],
     fallback: Callable[[str], dict[str, Any]],
 ) -> Catalog:
     """The catalog of records that passed :func:`build` before (the cache's), each entry built
-    when first used from ``record(id)``; ``anchors``: each entry's wordings' anchors. A record
-    that does not build is read again from ``fallback(id)``, its TOML: the TOML is the truth."""
+    when first used from ``record(id)``; ``anchors``: each entry's wordings' anchors, one per
+    wording; ``searched``: what a paste of an entry's messages holds (the anchors, and each with
+    its capital lowered). A record that does not build is read again from ``fallback(id)``, its
+    TOML: the TOML is the truth."""
 
     def make(stem: str) -> Entry:
         try:
@@ -164,7 +167,7 @@ def build_lazily(
             return _entry(stem, fallback(stem))
 
     kinds = not_autograd_kinds(others.get(NOT_AUTOGRAD, {}))
-    return Catalog.built_lazily(make, anchors, kinds, docs_pages(others.get(DOCS_PAGES, {})))
+    return Catalog.built_lazily(make, searched, kinds, docs_pages(others.get(DOCS_PAGES, {})))
 
 
 def _checked(

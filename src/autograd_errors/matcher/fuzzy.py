@@ -103,10 +103,12 @@ PREFIX_ANCHORS = 5
 SHARED_PERCENT = 80
 #: At most this many partial matches are reported.
 MAX_PARTIAL = 5
-#: A near miss holds at least this share (per cent) of its wording's weight, and this weight:
-#: a short wording is not close for two of its words.
+#: A near miss holds at least this share (per cent) of its wording's weight, and this weight,
+#: per cent of the rarest word's (``unknown_weight``): a short wording is not close for two of
+#: its words. Relative, as the weights grow with the catalog: "tensors must be" is three common
+#: words of mat2-not-matrix's "Tensors must be 2-D" whatever the catalog's size.
 NEAR_MISS_PERCENT = 45
-NEAR_MISS_WEIGHT = 600
+NEAR_MISS_RARE_PERCENT = 140
 
 _WORD_BYTES = bytes(
     c if chr(c).isascii() and (chr(c).isalnum() or c == 0x5F) else 0x20 for c in range(256)
@@ -560,7 +562,7 @@ def near_misses(pasted_words: list[str], catalog: Catalog) -> list[tuple[Entry, 
             continue
         held = sum(index.weights[w] for w in sequence if w is not None and w in present)
         share = held * 100 // total
-        if held < NEAR_MISS_WEIGHT or share < NEAR_MISS_PERCENT:
+        if held * 100 < NEAR_MISS_RARE_PERCENT * index.unknown_weight or share < NEAR_MISS_PERCENT:
             continue
         if share > shares.get(entry.id, (entry, -1))[1]:
             shares[entry.id] = (entry, share)

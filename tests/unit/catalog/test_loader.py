@@ -136,14 +136,25 @@ def test_a_catalog_from_the_cache_knows_a_message_whose_capital_the_user_lowered
     from autograd_errors.matcher.matching import find_entries
 
     record = RECORD.replace("some message with {index} inside", "Function {node} returned junk")
+    record += '\n[[wording]]\nvariant = "second"\nform = "other"\n'
+    record += 'message = "Another message, {index} here"\n'
+    record += 'source = "https://example.org/thread"\n'
     write(tmp_path / "entries", "some-entry", record)
     load(str(tmp_path / "entries"))
     monkeypatch.setattr(loader, "_parse_toml", lambda *args: pytest.fail("TOML parsed"))
     cached = load(str(tmp_path / "entries"))
-    found = find_entries("RuntimeError: function MulBackward0 returned junk", cached)
-    assert [(m.entry.id, m.fields) for m in found.matches] == [
-        ("some-entry", {"node": "MulBackward0"})
-    ]
+    # each wording keeps its own anchor: the lowered ones are searched for, not the wordings'
+    for paste, variant in [
+        ("RuntimeError: function MulBackward0 returned junk", "current"),
+        ("RuntimeError: Another message, 3 here", "second"),
+        ("RuntimeError: another message, 3 here", "second"),
+    ]:
+        (match,) = find_entries(paste, cached).matches
+        assert (match.entry.id, match.wording.variant, match.kind) == (
+            "some-entry",
+            variant,
+            "exact",
+        ), paste
 
 
 def test_an_edited_record_is_not_served_from_the_cache(tmp_path, cache_dir):

@@ -648,7 +648,8 @@
       if (!total) return;
       const share = Math.floor(held * 100 / total);
       const previous = shares.get(entry.id);
-      if (held < s.near_miss_weight || share < s.near_miss_percent) return;
+      if (held * 100 < s.near_miss_rare_percent * index.unknownWeight ||
+          share < s.near_miss_percent) return;
       if (share > (previous ? previous.share : -1)) {
         shares.set(entry.id, { entry, share });
       }
