@@ -133,6 +133,7 @@ def catalog_json(
                     "STRONG_SCORE",
                     "STRONG_EVIDENCE_PERCENT",
                     "PREFIX_ANCHORS",
+                    "SLIVER_PERCENT",
                     "SHARED_PERCENT",
                     "MAX_PARTIAL",
                     "NEAR_MISS_PERCENT",

@@ -97,6 +97,12 @@ STRONG_EVIDENCE_PERCENT = 50
 #: A chain of this many anchors from its wording's first word is a message's start: the rest of
 #: its line, the user's own words, is not read against it.
 PREFIX_ANCHORS = 5
+#: A chain holding less than this share (per cent) of its wording's weight is a sliver of a long
+#: message: it convinces only as all the evidence on its lines, no word there left unexplained
+#: ("Saved intermediate values of the graph are freed" typed alone), not as a phrase another
+#: message shares (torchvision's "double backwards on deform_conv2d not supported", 10% of
+#: derivative-not-implemented's cuDNN-RNN wording, "... Double backwards is not supported ...").
+SLIVER_PERCENT = 15
 #: Entries scoring at least this share (per cent) of the best share its fragment with it (an
 #: entry whose wording names another node than the paste, "Output 0 of BackwardHookFunction",
 #: scores some 85%: below the others, still listed).
@@ -460,10 +466,12 @@ def fragments(pasted_words: list[str], lines: list[int], catalog: Catalog) -> li
         steps.reverse()
         share = evidence(index, k, pasted, pasted_lines, steps, matched, costs)
         needed = STRONG_EVIDENCE_PERCENT if score >= STRONG_SCORE else EVIDENCE_PERCENT
+        total = index.weight_before[k][-1]
+        if matched * 100 < SLIVER_PERCENT * total:
+            needed = 100
         if share < needed:
             continue
         entry, wording = index.wordings[k]
-        total = index.weight_before[k][-1]
         # Integer arithmetic, so that the browser's matcher computes the very same number.
         coverage = min(matched * 1000 // total, 999) / 1000 if total else 0.0
         found.append(Fragment(entry, wording, score, coverage, [i for i, _ in steps], share))

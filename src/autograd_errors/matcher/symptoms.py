@@ -47,8 +47,9 @@ MAX_WORDS = 16
 #: At least this share (per cent) of the paste's content words are the pitfall's.
 FOCUS_PERCENT = 50
 #: A description's phrase: its content words in its order, at most this many other content
-#: words among them ("the gradient becomes nan", "its gradients are None"), two at least.
-PHRASE_SLACK = 2
+#: words among them ("the gradient becomes nan", "gradients are coming up as None"), two at
+#: least.
+PHRASE_SLACK = 3
 #: Words that negate a phrase among its words or just before them ("without NaN loss value",
 #: "grad is not None"); ``doesn't`` is read as ``doesn`` and ``t``.
 NEGATIONS = (

@@ -173,6 +173,20 @@ DESCRIBED_REPORTS = [
         "the `MSELoss` or the `HuberLoss` on masked tensors.",
         "nan-gradient-silent",
     ),
+    (  # https://github.com/mperezcarrasco/PyTorch-DAGMM/issues/4: three words among the phrase's
+        "Loss is not reducing and gradients are coming up as None.",
+        "grad-is-none",
+    ),
+    (  # https://github.com/facebookresearch/pytorch3d/issues/1386 (its title, then prose)
+        "Missing gradients when transforming rendered mesh\n\nI am trying to use PyTorch3D as a "
+        "differentiable renderer for a spatial reasoning task.",
+        "grad-is-none",
+    ),
+    (  # https://github.com/alisiahkoohi/Langevin-dynamics/issues/1
+        "Didn't zero the gradient in the optimizer\n\nIn class LangevinDynamics(object), you "
+        "never run `self.optim.zero_grad()`. Is this on purpose?",
+        "grad-accumulates",
+    ),
 ]
 
 
@@ -193,7 +207,7 @@ def test_described_reports_get_the_page_about_them_not_a_match(paste, entry_id):
         # negated among the phrase's words
         "After backward() the grad is not None, but the weights never change.",
         # a sentence's end between the phrase's words: "loss" and "nan" in two sentences
-        "The loss is 0.3. Nan values appear in the input data, not in the model.",
+        "The loss is 0.3. Nan appears in the input data, not in the model.",
         # the phrase's words too far apart
         "The gradient of the discriminator on the real images and fake ones is None of my concern.",
         # an exception line: a message of torch's no entry explains, not a description

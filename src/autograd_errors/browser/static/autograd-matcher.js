@@ -572,10 +572,12 @@
       }
       steps.reverse();
       const share = evidence(index, k, tail, lines, steps, matched, costs);
-      const needed = score >= s.strong_score ? s.strong_evidence_percent : s.evidence_percent;
+      const total = index.weightBefore[k][index.weightBefore[k].length - 1];
+      // As fuzzy.py: a sliver of a long wording convinces only as all the evidence on its lines.
+      const needed = matched * 100 < s.sliver_percent * total ? 100
+        : score >= s.strong_score ? s.strong_evidence_percent : s.evidence_percent;
       if (share < needed) continue;
       const { entry, wording } = index.wordings[k];
-      const total = index.weightBefore[k][index.weightBefore[k].length - 1];
       const coverage = total ? Math.min(Math.floor(matched * 1000 / total), 999) / 1000 : 0;
       const positions = steps.map(([i]) => i);
       found.push({ entry, wording, score, coverage, positions, anchors: positions.length,
