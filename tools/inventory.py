@@ -77,7 +77,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
 from autograd_errors import catalog as catalog_module  # noqa: E402
-from autograd_errors.matcher.matching import find_matches  # noqa: E402
+from autograd_errors.matcher.matching import Match, find_matches  # noqa: E402
+from autograd_errors.messages.normalize import skeleton  # noqa: E402
 from autograd_errors.messages.templates import KINDS  # noqa: E402
 
 DEFAULT_TORCH = {
@@ -841,6 +842,18 @@ def _order(message: Message) -> tuple[str, int, str]:
     return file, int(line or 0), message.template
 
 
+def forward_matches(template: str, cat: catalog_module.Catalog) -> list[Match]:
+    """The matches of the message rendered with sample values that stand for it: whole, or cut
+    off where the message stops (not where only its first sentences agree with a wording)."""
+    rendered = render(template)
+    whole = skeleton(rendered)
+    return [
+        match
+        for match in find_matches(rendered, cat)
+        if match.kind == "exact" or whole.ends_line(match.end)
+    ]
+
+
 def cover(inventory: list[Message], cat: catalog_module.Catalog) -> None:
     """The entries covering each message, in both directions.
 
@@ -863,7 +876,7 @@ def cover(inventory: list[Message], cat: catalog_module.Catalog) -> None:
     ]
     for message in inventory:
         how: dict[tuple[str, str], set[str]] = defaultdict(set)
-        for match in find_matches(render(message.template), cat):
+        for match in forward_matches(message.template, cat):
             how[(match.entry.id, match.wording.variant)].add("forward")
         pattern = patterns.get(message.id)
         if pattern is not None:

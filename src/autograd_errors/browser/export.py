@@ -147,7 +147,7 @@ def catalog_json(
                 "quotes": fuzzy.QUOTES,
                 "foreign_exception": fuzzy.FOREIGN_EXCEPTION,
             },
-            "final_stops": templates.FINAL_STOPS,
+            "final_stops": normalize.FINAL_STOPS,
             "symptoms": {
                 "stopwords": list(symptoms.STOPWORDS),
                 "max_words": symptoms.MAX_WORDS,

@@ -43,6 +43,8 @@ from __future__ import annotations
 
 import itertools
 
+from autograd_errors.messages.normalize import is_word_char
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -201,7 +203,7 @@ def _names_before_colons(text: str) -> Iterator[tuple[int, str]]:
     colon = text.find(":")
     while colon != -1:
         start = colon
-        while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_."):
+        while start > 0 and (is_word_char(text[start - 1]) or text[start - 1] == "."):
             start -= 1
         yield colon, text[start:colon].rsplit(".", 1)[-1]
         colon = text.find(":", colon + 1)

@@ -269,10 +269,16 @@ def _ranked(cleaned: str, sk: Skeleton, catalog: Catalog) -> Explanation:
     if met is not None:
         return Explanation([_symptom_match(met)], [])
     # A message cut off at a line end matched its wording's start, with its fields: it stands
-    # for its entry. The ranking is the fragments': a start several entries share ranks them all.
+    # for its entry, above the entries only a fragment of the paste's words points to (a
+    # sentence several messages end with). The ranking is the fragments': a start several
+    # entries share ranks those of them the fragments found, or, if they found none, them all.
     cut = {m.entry.id: m for m in exact if not _is_context(m)}
     ranked = [cut.pop(m.entry.id, m) for m in partial_matches(pasted, lines, catalog)]
-    main = [m for m in ranked if not _is_context(m)] + list(cut.values())
+    main = [m for m in ranked if not _is_context(m)]
+    if any(m.start >= 0 for m in main):
+        main = [m for m in main if m.start >= 0]
+    else:
+        main += cut.values()
     if main and not exact and fuzzy.foreign_exception(cleaned):
         # PyTorch's words, reworded, after a bare "Error:", a class Python never prints (a
         # JavaScript port's): the closest entries, not an answer. Its words cut off at a line's
@@ -360,13 +366,20 @@ def _find_in(sk: Skeleton, catalog: Catalog) -> list[Match]:
     )
     starts: list[int] = []  # the spans taken, in order (they never overlap)
     ends: list[int] = []
+    # A message cut off where the wordings of several entries still agree (the same span, as
+    # many characters matched) is each of theirs.
+    cut_spans: set[tuple[int, int, int]] = set()
     latest: dict[str, Match] = {}
     for found, entry, wording in candidates:
-        i = bisect_left(starts, found.start)
-        if (i < len(starts) and starts[i] < found.end) or (i and ends[i - 1] > found.start):
-            continue  # overlaps the next span taken, or the one before
-        starts.insert(i, found.start)
-        ends.insert(i, found.end)
+        span = (found.start, found.end, found.matched_chars)
+        if found.complete or span not in cut_spans:
+            i = bisect_left(starts, found.start)
+            if (i < len(starts) and starts[i] < found.end) or (i and ends[i - 1] > found.start):
+                continue  # overlaps the next span taken, or the one before
+            starts.insert(i, found.start)
+            ends.insert(i, found.end)
+            if not found.complete:
+                cut_spans.add(span)
         previous = latest.get(entry.id)
         # The latest occurrence stands for its entry, but a whole message beats one cut off:
         # Python echoes a warning's source line after it, its text cut at the line's end.

@@ -45,6 +45,9 @@ ANSI_PATTERN = (
 LINE_MARKERS = (">", "... ", "E   ", "In [", "Out[")
 #: What may close a quoted, cut-off message before its line ends: quotes, code and bold marks.
 CLOSERS = "\"'`)]*_\u201d\u2019"
+#: What may end a message and be left out of a paste of it, the message still whole; and what a
+#: user may end a cut-off message with ("... a second time." for "... a second time (or ...").
+FINAL_STOPS = ".!"
 
 
 def clean(text: str) -> str:
@@ -120,7 +123,7 @@ class Skeleton:
 
     def starts_word(self, pos: int) -> bool:
         """Whether a word could start at ``pos``: not in the middle of a run of word characters."""
-        if pos == 0 or not (_is_word(self.text[pos]) and _is_word(self.text[pos - 1])):
+        if pos == 0 or not (is_word_char(self.text[pos]) and is_word_char(self.text[pos - 1])):
             return True
         i = bisect_left(self.breaks, pos)
         return i < len(self.breaks) and self.breaks[i] == pos
@@ -136,7 +139,8 @@ class Skeleton:
         return self.breaks[i - 1] if i else 0
 
     def ends_line(self, pos: int) -> bool:
-        """Whether a line of the paste ends at ``pos``, perhaps after closing quotes or "..."."""
+        """Whether a line of the paste ends at ``pos``, perhaps after closing quotes, "..." or
+        the user's own full stop (``time.**``, a bold quote's)."""
         text = self.text
         end = pos
         while end < len(text) and text[end] in CLOSERS:
@@ -145,10 +149,38 @@ class Skeleton:
             end += 3
         elif text.startswith("\u2026", end):
             end += 1
+        elif end < len(text) and text[end] in FINAL_STOPS:
+            end += 1
+            while end < len(text) and text[end] in CLOSERS:
+                end += 1
         if end == len(text):
             return True
         i = bisect_left(self.breaks, end)
         return i < len(self.breaks) and self.breaks[i] == end and self.newline[i]
+
+    def ends_sentence(self, pos: int) -> bool:
+        """Whether a sentence of the paste ends at ``pos``, after a full stop or before the
+        user's own, and another starts after a space: ``once. Without``, ``time. When``."""
+        text = self.text
+        if 0 < pos < len(text) and text[pos] in FINAL_STOPS:
+            pos += 1  # the user's full stop
+        elif not 0 < pos < len(text) or text[pos - 1] not in FINAL_STOPS:
+            return False
+        i = bisect_left(self.breaks, pos)
+        return (
+            i < len(self.breaks)
+            and self.breaks[i] == pos
+            and pos < len(text)
+            and text[pos].isupper()
+        )
+
+    def last_sentence_end(self, low: int, high: int) -> int:
+        """The last offset in ``(low, high]`` where a sentence ends (:meth:`ends_sentence`),
+        or ``high`` when none does."""
+        for pos in range(high, low, -1):
+            if self.text[pos - 1] in FINAL_STOPS and self.ends_sentence(pos):
+                return pos
+        return high
 
 
 def bisect_left(items: list[int], value: int) -> int:
@@ -177,8 +209,24 @@ def bisect_right(items: list[int], value: int) -> int:
     return low
 
 
-def _is_word(char: str) -> bool:
-    return char.isalnum() or char == "_"
+#: Scripts written without spaces between words (Chinese, Japanese, Thai; Korean, whose
+#: particles attach to the word before): where a user's sentence in one of them runs into
+#: PyTorch's English ("出现了element 0 of tensors ..."), the English word starts a word.
+UNSPACED_SCRIPTS = (
+    ("\u0e00", "\u0e7f"),  # Thai
+    ("\u2e80", "\u9fff"),  # CJK radicals, kana, CJK ideographs
+    ("\uac00", "\ud7af"),  # Hangul syllables
+    ("\uf900", "\ufaff"),  # CJK compatibility ideographs
+    ("\uff00", "\uffef"),  # full-width forms
+)
+
+
+def is_word_char(char: str) -> bool:
+    """Whether ``char`` belongs to a word of PyTorch's messages (a letter, digit or "_" of a
+    script that spaces its words)."""
+    if not (char.isalnum() or char == "_"):
+        return False
+    return char < "\u0e00" or not any(low <= char <= high for low, high in UNSPACED_SCRIPTS)
 
 
 def skeleton(text: str) -> Skeleton:

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import itertools
 
+from autograd_errors.messages.normalize import FINAL_STOPS, is_word_char
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -294,7 +296,18 @@ class Template:
                     # The message without its full stop: quoted, in backticks, in a sentence.
                     end = pos + common
                     return TemplateMatch(start, end, fields, matched + common, True, True)
-                return self._truncated(skeleton, start, pos + common, matched + common, fields)
+                stop = pos + common
+                if stop < len(text) and text[stop] in FINAL_STOPS and is_word_char(part[common]):
+                    # A full stop of the paste's inside a word of the message's
+                    # ("torch.utils.checkpoint.checkpoint." of "checkpoint_sequential"): the
+                    # paste says another word, it did not end this one: only a sentence of the
+                    # message's own, ended before, may end the cut.
+                    stop = skeleton.last_sentence_end(pos, max(pos, stop - 1))
+                elif not skeleton.ends_line(stop):
+                    # The message's first sentences whole, then the user's on the same line
+                    # ("... ready only once. Without checkpointing, ..."): cut after them.
+                    stop = skeleton.last_sentence_end(pos, stop)
+                return self._truncated(skeleton, start, stop, matched + stop - pos, fields)
             end = part.kind.match(text, pos)
             if part.ends_at_break and not part.kind.delimited:
                 end = min(end, skeleton.next_break(pos + 1))
@@ -308,13 +321,11 @@ class Template:
         self, skeleton: Skeleton, start: int, stop: int, matched: int, fields: dict[str, str]
     ) -> TemplateMatch | None:
         """A paste that ends part-way through the message: still a match if long enough."""
-        if matched < MIN_TRUNCATED_CHARS or not skeleton.ends_line(stop):
+        if matched < MIN_TRUNCATED_CHARS or not (
+            skeleton.ends_line(stop) or skeleton.ends_sentence(stop)
+        ):
             return None
         return TemplateMatch(start, stop, fields, matched, complete=False)
-
-
-#: What may end a message and be left out of a paste of it, the message still whole.
-FINAL_STOPS = ".!"
 
 
 def _only_final_stop(rest: str) -> bool:

@@ -39,6 +39,8 @@ def all_pastes() -> list[str]:
         ]
     pastes += [paste["text"] for paste in load_data("real-pastes.json")["pastes"]]
     pastes += [error["text"] for error in load_data("not-autograd.json")["errors"]]
+    for sample in sorted((REPO / "benchmarks" / "data").glob("recognition-pastes*.json")):
+        pastes += [paste["text"] for paste in json.loads(sample.read_text("utf-8"))["pastes"]]
     for entry in CATALOG:
         pastes += [wording.example for wording in entry.wordings]
         pastes += [entry.title, *entry.symptoms]  # a pitfall found by its symptom words

@@ -254,6 +254,23 @@ def test_a_paste_cut_off_at_the_end_of_a_line_still_matches(
 
 
 @pytest.mark.parametrize(
+    "paste",
+    [
+        # pyg-team/pytorch_geometric#4259 (blind sample 7): the first clause, in bold, ended
+        # with the user's own full stop, after a bare "Error:" of their sentence.
+        "When I define a GAT net, and pass its output to BART model's decoder, which uses for "
+        "cross attention. The bart decoder has 12 attention layers. **And I will get an Error: "
+        "Trying to backward through the graph a second time.** \nWhen I don\u2018t use GATConv "
+        "layer, it won't happen.",
+        "I keep getting Trying to backward through the graph a second time.\nAny idea?",
+    ],
+)
+def test_a_message_cut_off_with_the_users_full_stop_still_matches(packaged_catalog, paste):
+    explanation = find_entries(paste, packaged_catalog)
+    assert [m.entry.id for m in explanation.matches] == ["backward-twice"]
+
+
+@pytest.mark.parametrize(
     ("paste", "entry_id"),
     [
         # The message whole but for its full stop, as people quote it: in quotes, in bold, in
@@ -418,3 +435,79 @@ def test_what_people_type_and_paste_is_a_partial_match(packaged_catalog, paste, 
     assert [m.entry.id for m in matches] == ids
     assert {m.kind for m in matches} == {"partial"}
     assert all(0 < m.score < 1 for m in matches)
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        # Blind sample 2 (a Chinese sentence run into the message), and the class glued to it.
+        "我训练时出现了element 0 of tensors does not require grad and does not have a grad_fn，"
+        " 请问一下这个该怎么解决，pytorch用的1.2",
+        "出现了RuntimeError: element 0 of tensors does not require grad and does not have a "
+        "grad_fn",
+    ],
+)
+def test_a_message_run_into_a_sentence_without_spaces_is_whole(packaged_catalog, paste):
+    (match,) = find_entries(paste, packaged_catalog).matches
+    assert (match.entry.id, match.kind, match.fields) == ("no-grad-fn", "exact", {"index": "0"})
+
+
+@pytest.mark.parametrize(
+    ("paste", "entry_id"),
+    [
+        # zbwxp/SegVit#10 (blind sample 9): the message's first sentence whole, then the user's.
+        (
+            "Did you try checkpointing? It will cause the error: Expected to mark a variable "
+            "ready only once. Without checkpointing, I can't even train the large model with 8 "
+            "RTX3090.",
+            "ddp-mark-ready-twice",
+        ),
+        (
+            "I get Trying to backward through the graph a second time. When I call it",
+            "backward-twice",
+        ),
+        # megvii-research/AnchorDETR#6 (sample 1): an older wording ("producing a loss") whose
+        # first sentence is also ddp-static-graph's: the fragments decide, as before.
+        (
+            "RuntimeError: Expected to have finished reduction in the prior iteration before "
+            "starting a new one. This error indicates that your module has parameters that were "
+            "not used in producing a loss. You can enable unused parameter detection by (1) "
+            "passing the keyword argument `find_unused_parameters=True` to "
+            "`torch.nn.parallel.DistributedDataParallel`; (2) making sure all `forward` function "
+            "outputs participate in calculating loss.",
+            "ddp-unused-parameters",
+        ),
+    ],
+)
+def test_a_messages_first_sentences_quoted_in_a_line_match(packaged_catalog, paste, entry_id):
+    assert [m.entry.id for m in find_entries(paste, packaged_catalog).matches] == [entry_id]
+
+
+def test_a_cut_off_message_stands_above_a_fragment_another_entry_shares(packaged_catalog):
+    """open-mmlab/mmcv#2869 (blind sample 9): the last sentence of the message that both DDP
+    entries end with, then the error cut off where only ddp-unused-parameters' wording goes on."""
+    paste = (
+        " In addition, you can set the environment variable TORCH_DISTRIBUTED_DEBUG to either "
+        "INFO or DETAIL to print out information about which particular parameters did not "
+        "receive gradient on this rank as part of this error\n"
+        "Traceback (most recent call last):\n"
+        '  File "./train.py", line 253, in <module>\n    main()\n'
+        "RuntimeError: Expected to have finished reduction in the prior iteration before starting "
+        "a new one. This error indicates that your module has parameters that w"
+    )
+    explanation = find_entries(paste, packaged_catalog)
+    assert [m.entry.id for m in explanation.matches] == ["ddp-unused-parameters"]
+    assert not explanation.shared
+
+
+def test_a_full_stop_inside_a_word_of_the_message_ends_no_cut(packaged_catalog):
+    """torch 2.15's selective-checkpoint warning ends with "... to
+    torch.utils.checkpoint.checkpoint.", where checkpoint-use-reentrant's wording goes on
+    "checkpoint_sequential:": the paste's full stop ends its own word, not the message's."""
+    paste = (
+        "FutureWarning: A saved_tensors_hooks context (e.g. save_on_cpu) is active around a "
+        "selective activation checkpoint region. Silence this warning and choose the behavior "
+        "explicitly by passing respect_saved_tensors_hooks=True|False to "
+        "torch.utils.checkpoint.checkpoint."
+    )
+    assert [m.entry.id for m in find_matches(paste, packaged_catalog)] == []

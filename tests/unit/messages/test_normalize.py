@@ -99,6 +99,17 @@ def test_a_line_may_end_after_closing_quotes_and_elisions(closing):
     assert sk.ends_line(len("message"))
 
 
+@pytest.mark.parametrize("closing", [".", "!", ".**", "**.", '."', "`.`"])
+def test_a_line_may_end_after_the_users_own_full_stop(closing):
+    sk = skeleton(f"message{closing} \nnext line")
+    assert sk.ends_line(len("message"))
+
+
+@pytest.mark.parametrize("rest", [". Next sentence", ".x", ",", ". and more", "?"])
+def test_a_full_stop_inside_a_line_ends_no_line(rest):
+    assert not skeleton(f"message{rest}\nnext line").ends_line(len("message"))
+
+
 def test_empty_and_blank_pastes_have_empty_skeletons():
     for blank in ("", "   ", "\n\n\t"):
         assert Skeleton.of(clean(blank)).text == ""
@@ -139,3 +150,35 @@ def test_bisection_places_a_value_as_the_standard_library_does(items, value):
 
     assert bisect_left(items, value) == standard.bisect_left(items, value)
     assert bisect_right(items, value) == standard.bisect_right(items, value)
+
+
+@pytest.mark.parametrize("before", ["出现了", "エラー", "에러", "เกิด", "（"])
+def test_english_after_a_script_without_spaces_starts_a_word(before):
+    sk = skeleton(f"{before}element 0")
+    assert sk.starts_word(len(before))
+
+
+@pytest.mark.parametrize("before", ["Linear", "é", "x_", "Ünicode", "2"])
+def test_a_word_char_of_a_spaced_script_joins_the_next(before):
+    assert not skeleton(f"{before}Function").starts_word(len(before))
+
+
+@pytest.mark.parametrize(
+    ("paste", "pos", "ends"),
+    [
+        ("ready only once. Without checkpointing", len("readyonlyonce."), True),  # its own stop
+        ("a second time. When I do", len("asecondtime"), True),  # before the user's own stop
+        ("a second time. when I do", len("asecondtime"), False),  # no new sentence
+        ("only once.Without", len("onlyonce."), False),  # no space after it
+        ("torch. nn", len("torch."), False),
+        ("only once.", len("onlyonce."), False),  # the end of the paste is a line's end
+    ],
+)
+def test_a_sentence_ends_at_a_full_stop_before_another(paste, pos, ends):
+    assert skeleton(paste).ends_sentence(pos) is ends
+
+
+def test_the_last_sentence_end_of_a_span():
+    sk = skeleton("One. Two. Three four")
+    assert sk.last_sentence_end(0, len("One.Two.Three")) == len("One.Two.")
+    assert sk.last_sentence_end(len("One.Two."), len("One.Two.Three")) == len("One.Two.Three")

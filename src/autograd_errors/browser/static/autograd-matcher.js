@@ -71,14 +71,22 @@
     return low;
   }
 
-  // Python's str.isalnum() or "_", for the characters that matter here.
+  // As normalize.is_word_char: a letter, digit or "_" of a script that spaces its words (the
+  // ranges are normalize.UNSPACED_SCRIPTS).
   function isWord(char) {
-    return /[\p{L}\p{N}_]/u.test(char);
+    return /[\p{L}\p{N}_]/u.test(char) &&
+      !/[\u0e00-\u0e7f\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/.test(char);
+  }
+
+  // Python's str.isupper() for one character (the letters a sentence starts with).
+  function isUpper(char) {
+    return /\p{Lu}/u.test(char);
   }
 
   class Skeleton {
     constructor(cleaned, settings) {
       this.closers = settings.closers;
+      this.finalStops = settings.final_stops;
       const words = cleaned.split("\n").join(` ${NEWLINE_MARK} `).split(/\s+/);
       const pieces = [];
       this.breaks = [];
@@ -118,9 +126,33 @@
       while (end < text.length && this.closers.indexOf(text[end]) !== -1) end++;
       if (text.startsWith("...", end)) end += 3;
       else if (text.startsWith("\u2026", end)) end += 1;
+      else if (end < text.length && this.finalStops.indexOf(text[end]) !== -1) {
+        end++;
+        while (end < text.length && this.closers.indexOf(text[end]) !== -1) end++;
+      }
       if (end === text.length) return true;
       const i = bisectLeft(this.breaks, end);
       return i < this.breaks.length && this.breaks[i] === end && this.newline[i];
+    }
+
+    // As normalize.py's ends_sentence and last_sentence_end.
+    endsSentence(pos) {
+      const text = this.text;
+      if (pos > 0 && pos < text.length && this.finalStops.indexOf(text[pos]) !== -1) pos++;
+      else if (!(pos > 0 && pos < text.length) ||
+        this.finalStops.indexOf(text[pos - 1]) === -1) return false;
+      const i = bisectLeft(this.breaks, pos);
+      return i < this.breaks.length && this.breaks[i] === pos && pos < text.length &&
+        isUpper(text[pos]);
+    }
+
+    lastSentenceEnd(low, high) {
+      for (let pos = high; pos > low; pos--) {
+        if (this.finalStops.indexOf(this.text[pos - 1]) !== -1 && this.endsSentence(pos)) {
+          return pos;
+        }
+      }
+      return high;
     }
   }
 
@@ -298,7 +330,16 @@
             return { start, end: pos + common, fields, matchedChars: matched + common,
               complete: true, unstopped: true };
           }
-          return this.truncated(skeleton, start, pos + common, matched + common, fields);
+          let stop = pos + common;
+          // As templates.py: a full stop of the paste's inside a word of the message's ends
+          // no cut; the message's first sentences whole, then the user's, do.
+          if (stop < text.length && this.settings.final_stops.indexOf(text[stop]) !== -1 &&
+              isWord(part[common])) {
+            stop = skeleton.lastSentenceEnd(pos, Math.max(pos, stop - 1));
+          } else if (!skeleton.endsLine(stop)) {
+            stop = skeleton.lastSentenceEnd(pos, stop);
+          }
+          return this.truncated(skeleton, start, stop, matched + stop - pos, fields);
         }
         let end = kindMatch(part.kind, text, pos);
         if (part.endsAtBreak && !part.kind.delimited) {
@@ -312,7 +353,8 @@
     }
 
     truncated(skeleton, start, stop, matched, fields) {
-      if (matched < this.settings.min_truncated_chars || !skeleton.endsLine(stop)) return null;
+      if (matched < this.settings.min_truncated_chars ||
+          !(skeleton.endsLine(stop) || skeleton.endsSentence(stop))) return null;
       return { start, end: stop, fields, matchedChars: matched, complete: false,
         unstopped: false };
     }
@@ -739,10 +781,15 @@
       (Number(b.found.complete) - Number(a.found.complete)) ||
       (Number(a.found.unstopped) - Number(b.found.unstopped)));
     const taken = [];
+    const cutSpans = new Set(); // as matching.py: a cut-off start several entries share
     const latest = new Map();
     for (const { found, entry, wording } of candidates) {
-      if (overlaps(taken, found.start, found.end)) continue;
-      taken.splice(spanIndex(taken, found.start, found.end), 0, [found.start, found.end]);
+      const span = `${found.start}:${found.end}:${found.matchedChars}`;
+      if (found.complete || !cutSpans.has(span)) {
+        if (overlaps(taken, found.start, found.end)) continue;
+        taken.splice(spanIndex(taken, found.start, found.end), 0, [found.start, found.end]);
+        if (!found.complete) cutSpans.add(span);
+      }
       const previous = latest.get(entry.id);
       // As matching.py: the latest occurrence, but a whole message before one cut off.
       const previousWhole = previous ? previous.kind === "exact" : false;
@@ -1033,7 +1080,11 @@
       cut.delete(m.entry.id);
       return kept || m;
     });
-    const main = ranked.filter((m) => !isContext(m, catalog)).concat([...cut.values()]);
+    let main = ranked.filter((m) => !isContext(m, catalog));
+    // A message cut off at a line end stands above what only a fragment points to; a start
+    // several entries share ranks those the fragments found, or them all (matching.py).
+    if (main.some((m) => m.start >= 0)) main = main.filter((m) => m.start >= 0);
+    else main = main.concat([...cut.values()]);
     if (main.length && !exact.length
         && foreignException(cleaned, settings.fuzzy.foreign_exception,
           settings.fuzzy.exception_endings)) {
@@ -1087,7 +1138,8 @@
     return text.length > 0 && text.length <= f.max_digits && /^[0-9]+$/.test(text);
   }
 
-  function isWord(text) {
+  // As frames.py's is_word: ASCII letters, digits and "_" only.
+  function isAsciiWord(text) {
     return /^[A-Za-z0-9_]*$/.test(text);
   }
 
@@ -1143,7 +1195,7 @@
     const marker = stripped.indexOf(f.warning_marker);
     if (marker === -1) return null;
     const [location, colon, category] = rpartition(stripped.slice(0, marker), ": ");
-    if (!colon || !isWord(category.replace(/\./g, ""))) return null;
+    if (!colon || !isAsciiWord(category.replace(/\./g, ""))) return null;
     const [file, colon2, number] = rpartition(location, ":");
     return colon2 && file && isNumber(number, f) ? [file, parseInt(number, 10), "warning"] : null;
   }
@@ -1183,7 +1235,7 @@
 
   function isExceptionLine(stripped) {
     const [name, colon] = partition(stripped, ":");
-    return Boolean(colon) && isWord(name.replace(/\./g, "")) && /^[A-Z]/.test(name);
+    return Boolean(colon) && isAsciiWord(name.replace(/\./g, "")) && /^[A-Z]/.test(name);
   }
 
   function indentation(line) {
@@ -1200,7 +1252,7 @@
     while (content.startsWith("[")) {
       const close = content.indexOf("]:", 1);
       if (close === -1 || close === 1 || close + 2 > f.max_prefix ||
-          !isWord(content.slice(1, close))) break;
+          !isAsciiWord(content.slice(1, close))) break;
       prefix += content.slice(0, close + 2);
       content = content.slice(close + 2);
     }
