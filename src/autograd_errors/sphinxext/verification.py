@@ -25,7 +25,6 @@ import faulthandler
 import hashlib
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -183,9 +182,9 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
         _STATE["observers"][entry_id] = watching
         _STATE["build"] = os.getpid()
         # A script that hangs here (it passed on its own) ends the build with every thread's
-        # traceback, instead of holding it forever.
-        where = sys.__stderr__ if sys.__stderr__ is not None else 2
-        faulthandler.dump_traceback_later(DEFAULT_TIMEOUT, exit=True, file=where)
+        # traceback, instead of holding it forever: on the build's standard error as it was,
+        # since the watch points descriptor 2 elsewhere while the script runs.
+        faulthandler.dump_traceback_later(DEFAULT_TIMEOUT, exit=True, file=_hang_report())
         watching.start()
         return
     if _STATE.get("build", os.getpid()) != os.getpid():
@@ -209,6 +208,17 @@ def reset_example(gallery_conf: dict[str, Any], fname: str, when: str) -> None:
             "the scripts before it (a state one of them leaves):\n" + result.detail
         )
     write_verdict(gallery_conf["src_dir"], entry, result, observation.path)
+
+
+def _hang_report() -> int:
+    """A descriptor of the build's standard error, made once, that outlives the watches."""
+    if "hang_report" not in _STATE:
+        try:
+            _STATE["hang_report"] = os.dup(2)
+        except OSError:
+            _STATE["hang_report"] = 2
+    report: int = _STATE["hang_report"]
+    return report
 
 
 def script_path(gallery_conf: dict[str, Any], entry_id: str) -> str:

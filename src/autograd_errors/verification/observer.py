@@ -22,6 +22,7 @@ import traceback
 import warnings
 
 from autograd_errors.interpreter.patches import Patches
+from autograd_errors.verification.native_warnings import NativeStderr
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -114,11 +115,13 @@ class Observer:
         self._pending: tuple[Event, BaseException] | None = None
         self._patches = Patches()
         self._statement: int | None = None
+        self._native = NativeStderr()
 
     def start(self) -> None:
         original = warnings._showwarnmsg  # type: ignore[attr-defined]
 
         def show(message: warnings.WarningMessage) -> None:
+            self._read_native()
             line = message.lineno if self._is_script(message.filename) else None
             event = Event(
                 "warning", message.category.__name__, str(message.message), line, self._statement
@@ -128,9 +131,11 @@ class Observer:
 
         self._patches.set(warnings, "_showwarnmsg", show)
         self._patches.trace(self._trace)
+        self._native.start()
 
     def stop(self) -> Observation:
         self._patches.restore()
+        self._native_events(self._native.stop())
         self._flush_pending(caught=False)
         self.observation.silent_repros = _silent_repros(self.observation)
         return self.observation
@@ -163,11 +168,24 @@ class Observer:
             )
         elif event == "line":
             self._flush_pending(caught=True)
+            self._read_native()
             self._statement = frame.f_lineno
             self.observation.executed.add(frame.f_lineno)
         elif event == "return":
             self._flush_pending(caught=False)
+            self._read_native()
         return self._trace_script
+
+    def _read_native(self) -> None:
+        self._native_events(self._native.messages())
+
+    def _native_events(self, messages: list[str]) -> None:
+        """torch's C++ warnings written to descriptor 2 (:mod:`.native_warnings`), as warnings
+        of the statement that was running: a ``UserWarning`` is what c10 makes of them where a
+        Python call waits."""
+        for message in messages:
+            event = Event("warning", "UserWarning", message, None, self._statement)
+            self.observation.events.append(event)
 
     def _flush_pending(self, caught: bool) -> None:
         if self._pending is None:

@@ -399,3 +399,38 @@ def test_check_on_a_cpu_torch_reports_needs_cuda_and_exits_0(installed_package, 
     # data-not-tensor here, and the catalog's own cudnn-rnn-eval-backward.
     assert [e.id for e in CATALOG if e.needs == "cuda"] == ["cudnn-rnn-eval-backward"]
     assert report[-2:] == ["2 entries could not be verified here: need CUDA", "all others pass"]
+
+
+def test_a_warning_torch_writes_to_standard_error_is_its_statements(tmp_path):
+    """DDP's reducer warns from C++ through pybind11, where no Python call waits: c10 writes
+    it to descriptor 2, and the observer reads it there as the forward pass's warning."""
+    script = tmp_path / "unused.py"
+    store = tmp_path / "store"
+    script.write_text(
+        textwrap.dedent(
+            f"""\
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel
+            torch.set_warn_always(True)
+            dist.init_process_group(
+                "gloo", store=dist.FileStore({str(store)!r}, 1), rank=0, world_size=1
+            )
+            model = DistributedDataParallel(torch.nn.Linear(3, 2), find_unused_parameters=True)
+            output = model(torch.randn(4, 3))
+            output.sum().backward()
+            dist.destroy_process_group()
+            """
+        )
+    )
+    observation = run_script(str(script))
+    assert observation.crash is None, observation.crash
+    (event,) = [e for e in observation.events if "find_unused_parameters" in e.message]
+    assert (event.kind, event.exception, event.line, event.statement) == (
+        "warning",
+        "UserWarning",
+        None,
+        9,
+    )
+    assert event.message.startswith("find_unused_parameters=True was specified in DDP")
+    assert event.message.endswith("later iterations to have unused parameters.")
