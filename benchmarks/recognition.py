@@ -6,7 +6,8 @@ catalog cites), each sample by someone who had not seen the matcher's answers to
 stays blind until the matcher is changed after its answers were read: its ``_about`` says so,
 and its first figure is the blind one (the README keeps it). Each paste's answer is the
 matcher's (:func:`find_entries`, what ``explain`` and the paste page show), classified against
-the entry the paste expects:
+the entry the paste expects (``expected``); a paste an entry explains counts again as one that
+quotes a message or one in prose only (its ``kind``):
 
 - right: the expected entry is the answer (first, not one of several), or, for a paste no entry
   explains, no entry is offered;
@@ -72,8 +73,16 @@ def outcome(expected: str | None, explanation: Explanation) -> str:
 
 def _shares(counts: Counter[str], total: int) -> str:
     return ", ".join(
-        f"{name} {counts[name]} ({counts[name] * 100 / total:.1f}%)" for name in OUTCOMES
+        f"{name} {counts[name]} ({counts[name] * 100 / max(total, 1):.1f}%)" for name in OUTCOMES
     )
+
+
+def _print_rows(by_kind: dict[str, Counter[str]]) -> None:
+    for row in ROWS:
+        counts = by_kind[row]
+        print(f"  {row:>17} ({sum(counts.values())}): {_shares(counts, sum(counts.values()))}")
+    total = by_kind["with an entry"] + by_kind["without an entry"]
+    print(f"  {'all':>17} ({sum(total.values())}): {_shares(total, sum(total.values()))}")
 
 
 def sample_file(name: str) -> Path:
@@ -81,16 +90,32 @@ def sample_file(name: str) -> Path:
     return DATA / ("recognition-pastes.json" if name == "1" else f"recognition-pastes-{name}.json")
 
 
-def report(path: Path, listing: bool) -> None:
-    """Print how the matcher answers the pastes of ``path``."""
+#: The rows of a report: the pastes an entry explains, those of them that quote a message and
+#: those that only describe the problem (each paste's ``kind``, given by whoever labelled it),
+#: and the pastes no entry explains.
+ROWS = ("with an entry", "quoting a message", "in prose only", "without an entry")
+
+
+def rows_of(paste: dict[str, str | None]) -> list[str]:
+    """The rows a paste counts in."""
+    if not paste["expected"]:
+        return ["without an entry"]
+    kind = "quoting a message" if paste["kind"] == "message" else "in prose only"
+    return ["with an entry", kind]
+
+
+def report(path: Path, listing: bool, overall: dict[str, Counter[str]]) -> None:
+    """Print how the matcher answers the pastes of ``path``; add its counts to ``overall``."""
     data = json.loads(path.read_text(encoding="utf-8"))
     entries = catalog.load()
-    by_kind: dict[str, Counter[str]] = {"with an entry": Counter(), "without an entry": Counter()}
+    by_kind: dict[str, Counter[str]] = {row: Counter() for row in ROWS}
     misses = []
     for paste in data["pastes"]:
         explanation = find_entries(paste["text"], entries)
         result = outcome(paste["expected"], explanation)
-        by_kind["with an entry" if paste["expected"] else "without an entry"][result] += 1
+        for row in rows_of(paste):
+            by_kind[row][result] += 1
+            overall[row][result] += 1
         if result != "right":
             answer = (
                 [m.entry.id for m in explanation.matches]
@@ -102,12 +127,9 @@ def report(path: Path, listing: bool) -> None:
                 or ["no entry"]
             )
             misses.append((result, paste["expected"], answer, paste["source"]))
-    total = sum(by_kind.values(), Counter())
-    size = sum(total.values())
+    size = len(data["pastes"])
     print(f"{size} fresh real pastes, collected {data['date']} ({path.relative_to(REPO)})")
-    for kind, counts in by_kind.items():
-        print(f"  {kind:>16} ({sum(counts.values())}): {_shares(counts, sum(counts.values()))}")
-    print(f"  {'all':>16} ({size}): {_shares(total, size)}")
+    _print_rows(by_kind)
     if listing:
         for result, expected, answer, source in misses:
             got = ", ".join(answer)
@@ -123,12 +145,16 @@ def main() -> None:
         paths = [sample_file(name) for name in options.samples]
     else:
         paths = sorted(DATA.glob("recognition-pastes*.json"), key=lambda p: (len(p.name), p.name))
+    overall: dict[str, Counter[str]] = {row: Counter() for row in ROWS}
     for number, path in enumerate(paths):
         if not path.is_file():
             parser.error(f"no sample file {path.relative_to(REPO)}")
         if number:
             print()
-        report(path, options.list)
+        report(path, options.list, overall)
+    if len(paths) > 1:
+        print(f"\nThe {len(paths)} samples together, as measured now (not their blind figures):")
+        _print_rows(overall)
 
 
 if __name__ == "__main__":
