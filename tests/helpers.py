@@ -113,10 +113,15 @@ def catalog_without_causes():
 
     from autograd_errors import catalog
 
-    directory = Path(tempfile.mkdtemp(prefix="catalog-without-causes-"))
-    for record in Path(catalog.ENTRIES_DIR).glob("*.toml"):
-        (directory / record.name).write_text(without_causes(record.read_text(encoding="utf-8")))
-    return catalog.load(str(directory), use_cache=False)
+    with tempfile.TemporaryDirectory(prefix="catalog-without-causes-") as name:
+        directory = Path(name)
+        for record in Path(catalog.ENTRIES_DIR).glob("*.toml"):
+            text = without_causes(record.read_text(encoding="utf-8"))
+            (directory / record.name).write_text(text, encoding="utf-8")
+        loaded = catalog.load(str(directory), use_cache=False)
+        for entry in loaded:
+            _ = entry.wordings  # every record read before its folder goes
+        return loaded
 
 
 def terminal_ipython(session: str, cwd: Path, env: dict[str, str], ipython_dir: Path) -> str:
