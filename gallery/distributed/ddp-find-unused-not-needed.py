@@ -68,7 +68,9 @@ class Regressor(nn.Module):
         return self.out(torch.relu(self.hidden(x)))
 
 
-def expected_grads(module: nn.Module, loss_of, *args) -> list[torch.Tensor | None]:
+def expected_grads(
+    module: nn.Module, loss_of: Callable[..., torch.Tensor], *args: int
+) -> list[torch.Tensor | None]:
     """The gradients of ``loss_of(copy, *args)`` for a plain copy of ``module``, parameter by
     parameter (None for a parameter the loss does not reach): with one process, the average DDP
     leaves in ``.grad`` is this local gradient."""
