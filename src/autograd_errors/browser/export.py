@@ -105,6 +105,7 @@ def catalog_json(
             "max_chars": normalize.MAX_CHARS,
             "line_markers": list(normalize.LINE_MARKERS),
             "closers": normalize.CLOSERS,
+            "anonymous_namespace": list(normalize.ANONYMOUS_NAMESPACE),
             "ansi_pattern": normalize.ANSI_PATTERN,
             "control_codes": list(normalize.CONTROL_CODES),
             "near_miss_limit": matching.NEAR_MISS_LIMIT,

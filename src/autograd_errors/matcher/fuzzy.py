@@ -391,11 +391,15 @@ class Fragment:
 
 
 def _anchors(index: Index, pasted: list[str]) -> list[list[tuple[int, int, int]]]:
-    """For each paste word, its (wording, position, weight) occurrences, exact or one edit off."""
+    """For each paste word, its (wording, position, weight) occurrences, exact or one edit off.
+    A number anchors nothing: it is a value, as in :func:`evidence` ("pytorch 1.1.0" in a
+    sentence of the user's is no fragment of lr-scheduler-order's "In PyTorch 1.1.0 and later")."""
     memo: dict[str, list[tuple[int, int, int]]] = {}
     found = []
     for word in pasted:
         hits = memo.get(word)
+        if hits is None and _is_number(word):
+            hits = memo[word] = []
         if hits is None:
             hits = [(k, j, index.weights[word]) for k, j in index.occurrences.get(word, ())]
             for similar in index.similar(word):
@@ -404,6 +408,10 @@ def _anchors(index: Index, pasted: list[str]) -> list[list[tuple[int, int, int]]
             memo[word] = hits
         found.append(hits)
     return found
+
+
+def _is_number(word: str) -> bool:
+    return all("0" <= char <= "9" for char in word)
 
 
 def kept_words(

@@ -48,6 +48,10 @@ CLOSERS = "\"'`)]*_\u201d\u2019"
 #: What may end a message and be left out of a paste of it, the message still whole; and what a
 #: user may end a cut-off message with ("... a second time." for "... a second time (or ...").
 FINAL_STOPS = ".!"
+#: How C++ names a function of an unnamed namespace, a node of TorchScript's
+#: (``torch::jit::(anonymous namespace)::DifferentiableGraphBackward``), and the one word a
+#: paste's copy of it is made: its space would cut the node's name in two.
+ANONYMOUS_NAMESPACE = ("(anonymous namespace)", "(anonymous_namespace)")
 
 
 def clean(text: str) -> str:
@@ -59,6 +63,8 @@ def clean(text: str) -> str:
 
         text = re.sub(ANSI_PATTERN, "", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").translate(_CONTROLS)
+    if ANONYMOUS_NAMESPACE[0] in text:
+        text = text.replace(*ANONYMOUS_NAMESPACE)
     if any(marker in text for marker in LINE_MARKERS):
         text = "\n".join(_strip_marker(line) for line in text.split("\n"))
     return text

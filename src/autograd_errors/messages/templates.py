@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 
-from autograd_errors.messages.normalize import FINAL_STOPS, is_word_char
+from autograd_errors.messages.normalize import ANONYMOUS_NAMESPACE, FINAL_STOPS, is_word_char
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -81,11 +81,17 @@ def _dotted(raw: str) -> str:
     return raw.rstrip(".") or raw
 
 
+def _node(raw: str) -> str:
+    """A node's name as torch printed it: an unnamed namespace with its space again."""
+    return raw.replace(ANONYMOUS_NAMESPACE[1], ANONYMOUS_NAMESPACE[0])
+
+
 #: How a captured value is written back: the skeleton lost its spaces (``[64,128]``).
 CANONICAL_FORMS: dict[str, Callable[[str], str]] = {
     "identity": _identity,
     "dotted": _dotted,
     "shape": _shape,
+    "node": _node,
 }
 
 
@@ -139,7 +145,7 @@ KINDS: dict[str, Kind] = {
         Kind("dtype", _WORD + ".", 60, "dotted"),
         Kind("op", _WORD + ".", 100, "dotted"),
         Kind("shape", _DIGITS + ",", 200, "shape", delimited=True),
-        Kind("node", _WORD + ":<>", 120),
+        Kind("node", _WORD + ":<>()", 120, "node"),
         Kind("attribute", _WORD, 100),
         Kind("device", _WORD + ":", 40),
         Kind("location", _WORD + "./\\:-+~@", 300),

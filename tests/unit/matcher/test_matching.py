@@ -511,3 +511,31 @@ def test_a_full_stop_inside_a_word_of_the_message_ends_no_cut(packaged_catalog):
         "torch.utils.checkpoint.checkpoint."
     )
     assert [m.entry.id for m in find_matches(paste, packaged_catalog)] == []
+
+
+def test_a_torchscript_node_in_an_unnamed_namespace_is_one_node(packaged_catalog):
+    """pytorch/pytorch#108670 (blind sample 10): the node's name holds a space, which cut it in
+    two, and the shorter wording inside the message (the engine's, for a gradient passed to
+    backward()) was the answer."""
+    paste = (
+        "RuntimeError: Function torch::jit::(anonymous namespace)::DifferentiableGraphBackward "
+        "returned an invalid gradient at index 0 - got [8, 1, 1024] but expected shape "
+        "compatible with [8, 512, 1024]"
+    )
+    (match,) = find_entries(paste, packaged_catalog).matches
+    assert (match.entry.id, match.kind) == ("invalid-gradient-shape", "exact")
+    assert match.fields["node"] == "torch::jit::(anonymous namespace)::DifferentiableGraphBackward"
+    assert match.message == paste.removeprefix("RuntimeError: ")
+
+
+def test_a_version_number_in_the_users_sentence_is_no_fragment(packaged_catalog):
+    """v-mipeng/LexiconNER#7 (blind sample 11): "pytorch 1.1.0" in the user's sentence matched
+    lr-scheduler-order's "In PyTorch 1.1.0 and later"; the error is Python's, on a float."""
+    paste = (
+        "我在跑代码的过程中，遇到了如下的问题，所用的pytorch版本是1.1.0，python3的环境。\n"
+        "Traceback (most recent call last):\n"
+        '  File "feature_pu_model.py", line 136, in train_mini_batch\n'
+        "    (risk).backward()\n"
+        "AttributeError: 'float' object has no attribute 'backward'"
+    )
+    assert find_entries(paste, packaged_catalog).matches == []

@@ -182,3 +182,10 @@ def test_the_last_sentence_end_of_a_span():
     sk = skeleton("One. Two. Three four")
     assert sk.last_sentence_end(0, len("One.Two.Three")) == len("One.Two.")
     assert sk.last_sentence_end(len("One.Two."), len("One.Two.Three")) == len("One.Two.Three")
+
+
+def test_an_unnamed_namespace_stays_in_one_word():
+    name = "torch::jit::(anonymous namespace)::DifferentiableGraphBackward"
+    assert clean(f"Error detected in {name}.") == (
+        "Error detected in torch::jit::(anonymous_namespace)::DifferentiableGraphBackward."
+    )

@@ -27,6 +27,8 @@
     if (text.length > settings.max_chars) text = text.slice(text.length - settings.max_chars);
     if (text.indexOf("\x1b") !== -1) text = text.replace(settings.ansi, "");
     text = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").replace(settings.controls, " ");
+    const [anonymous, joined] = settings.anonymous_namespace; // as normalize.py
+    if (text.indexOf(anonymous) !== -1) text = text.split(anonymous).join(joined);
     if (settings.line_markers.some((marker) => text.indexOf(marker) !== -1)) {
       text = text.split("\n").map(stripMarker).join("\n");
     }
@@ -158,8 +160,10 @@
 
   // ---- templates.py ----------------------------------------------------------------------
 
+  let ANONYMOUS = ["(anonymous namespace)", "(anonymous_namespace)"]; // set by the catalog
   const CANONICAL = {
     identity: (raw) => raw,
+    node: (raw) => raw.split(ANONYMOUS[1]).join(ANONYMOUS[0]),
     dotted: (raw) => raw.replace(/\.+$/, "") || raw,
     shape: (raw) => "[" + raw.slice(1, -1).split(",").filter((part) => part).join(", ") + "]",
   };
@@ -365,6 +369,7 @@
   class Catalog {
     constructor(data) {
       this.settings = compileSettings(data.settings);
+      ANONYMOUS = this.settings.anonymous_namespace; // the node kind's canonical form reads it
       this.entries = data.entries;
       const byVariant = new Map();
       for (const entry of this.entries) {
@@ -571,6 +576,10 @@
     const best = new Map();
     tail.forEach((word, i) => {
       let hits = memo.get(word);
+      if (!hits && /^[0-9]*$/.test(word)) {
+        hits = []; // as fuzzy.py: a number anchors nothing
+        memo.set(word, hits);
+      }
       if (!hits) {
         hits = (index.occurrences.get(word) || []).map(([k, j]) => [k, j, index.weights.get(word)]);
         for (const similar of index.similar(word)) {
