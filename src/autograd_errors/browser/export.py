@@ -158,6 +158,7 @@ def catalog_json(
                 "negation_reach": symptoms.NEGATION_REACH,
                 "sentence_ends": symptoms.SENTENCE_ENDS,
                 "raising_lines": symptoms.RAISING_LINES,
+                "told_quotes": symptoms.TOLD_QUOTES,
                 "arrow": symptoms.ARROW,
             },
             "frames": {

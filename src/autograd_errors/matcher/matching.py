@@ -6,7 +6,8 @@ The answers, in one ranked list:
 - partial: a wording cut off at the end of a line (people often copy only the first sentence),
   or a distinctive fragment of a wording, exactly or nearly (:mod:`.fuzzy`);
 - symptom: a silent pitfall, found by how users meet it (:mod:`.symptoms`): their words for
-  it, or Python's error at a line that reads its culprit; never an exact match of a message;
+  it, or Python's error at a line that reads its culprit (or, when nothing else matched, that
+  error told in a sentence without its class); never an exact match of a message;
 - none: the closest entries are offered as near misses, kept apart from matches, and never
   presented as an answer; a report that quotes no message but describes a pitfall's symptom
   in its sentences gets the pages about what it describes, as such (``described``); a
@@ -293,6 +294,9 @@ def _ranked(cleaned: str, sk: Skeleton, catalog: Catalog) -> Explanation:
         for match in exact or ranked:
             near.setdefault(match.entry.id, NearMiss(match.entry, match.score))
         return Explanation([], list(near.values())[:NEAR_MISS_LIMIT], context_only=True)
+    told = symptoms.by_told_error(cleaned, catalog)
+    if told is not None:
+        return Explanation([_symptom_match(told)], [])
     met_words = symptoms.by_words(cleaned, catalog)
     if met_words:
         return Explanation([_symptom_match(symptom) for symptom in met_words], [])

@@ -13,6 +13,9 @@ line that reads its culprit. Never an exact match of a message: neither is torch
   line, or the line above) reads the attribute ``code``: ``p.grad.data.zero_()`` raising
   ``AttributeError: 'NoneType' object has no attribute 'data'`` is ``grad-is-none``; the same
   error from ``self.layer.weight.data`` is not.
+  Told without its class ("It says 'NoneType' object has no attribute 'add_'", the code
+  reading ``.grad`` on its line or the line above), in a paste that names no exception class,
+  it is the same symptom (:func:`by_told_error`), found only when no message matched.
 - **Descriptions** (:func:`described`). A longer report that quotes no message ("In my case,
   when I use backward() on maximum score its gradients are None.") is no match: prose is
   too loose to be an answer (a blind sample's "JIT model could return 'NaN' gradient" is a
@@ -211,6 +214,49 @@ def by_error(cleaned: str, catalog: Catalog) -> Symptom | None:
                     return Symptom(entry, error.message, len(error.contains))
         return None  # the paste's last error is another
     return None
+
+
+def by_told_error(cleaned: str, catalog: Catalog) -> Symptom | None:
+    """The pitfall whose symptom error a report tells in its own words, without the error's
+    class: "I got an error in d.grad.add_(g). It says 'NoneType' object has no attribute
+    'add_'", the line that tells it or the line above reading the attribute ``code``. Case and
+    quotes are the user's (``Nonetype Object has no attribute 'data'``); a paste that names an
+    exception class is read by :func:`by_error` alone."""
+    if _names_an_exception(cleaned):
+        return None
+    errors = [
+        (entry, error, [_folded(phrase) for phrase in error.contains])
+        for entry in catalog
+        for error in entry.symptom_errors
+    ]
+    if not errors:
+        return None
+    lines = cleaned.split("\n")[-MAX_LINES:]
+    for number in range(len(lines) - 1, -1, -1):
+        told = _folded(lines[number])
+        for entry, error, phrases in errors:
+            if all(phrase in told for phrase in phrases) and (
+                reads(lines[number], error.code) or reads(_above(lines, number), error.code)
+            ):
+                return Symptom(entry, error.message, len(error.contains))
+    return None
+
+
+def _above(lines: list[str], number: int) -> str:
+    """The last line before ``lines[number]`` that is not blank (a paragraph's break aside)."""
+    for line in lines[max(0, number - RAISING_LINES) : number][::-1]:
+        if line.strip():
+            return line
+    return ""
+
+
+#: What a user may put around an error's words, or leave out of them, telling it.
+TOLD_QUOTES = "'\"`\u2018\u2019\u201c\u201d"
+_TOLD_QUOTES = str.maketrans(dict.fromkeys(TOLD_QUOTES))
+
+
+def _folded(text: str) -> str:
+    return text.lower().translate(_TOLD_QUOTES)
 
 
 def _error_on(line: str) -> tuple[str, str, str] | None:

@@ -66,6 +66,11 @@ SYMPTOM_PASTES = [
     "AttributeError: 'NoneType' object has no attribute 'data'",
     "    fn = y.grad_fn.next_functions\n"
     "AttributeError: 'NoneType' object has no attribute 'next_functions'",
+    # told without its class (https://github.com/ssnl/dataset-distillation/issues/61), and
+    # beside another attribute
+    "I got an error in d.grad.add_(g). It says 'NoneType' object has no attribute 'add_'.",
+    'the code "value.grad.data.cpu().numpy()", \nerror raises : Nonetype Object has no attribute',
+    "I call self.gradients.data.cpu() and it says 'NoneType' object has no attribute 'data'",
     "Why is my param.grad None after loss.backward()?",
     "AssertionError: grad should not be None",
     "loss becomes nan after a few epochs",

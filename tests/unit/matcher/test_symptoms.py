@@ -90,6 +90,49 @@ def test_the_same_error_elsewhere_is_not_grad_is_none(paste):
     assert "grad-is-none" not in ids
 
 
+TOLD_PASTES = {
+    # https://github.com/ssnl/dataset-distillation/issues/61: told on the line of the code
+    "same_line": (
+        "I am testing your repo and I got this error.\n\n I got an error in d.grad.add_(g). It "
+        "says 'NoneType' object has no attribute 'add_'. I printed the type of 'd', it is "
+        "obviously a Tensor type."
+    ),
+    # https://github.com/yunjey/pytorch-tutorial/issues/133: the code quoted on the line above,
+    # the error in the user's case and without its quotes
+    "line_above": (
+        "When the python program run to the code of visualizing the parameter of the model : "
+        '"value.grad.data.cpu().numpy()", \nerror raises : Nonetype Object has no attribute '
+        "'data'"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", TOLD_PASTES)
+def test_a_nonetype_error_told_without_its_class_beside_grad_is_grad_is_none(name):
+    explanation = find_entries(TOLD_PASTES[name], CATALOG)
+    assert [m.entry.id for m in explanation.matches] == ["grad-is-none"]
+    assert explanation.matches[0].kind == "symptom"
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        # told beside a hook's attribute, not a .grad
+        "I call self.gradients.data.cpu() and it says 'NoneType' object has no attribute 'data'",
+        # told, and .grad read three paragraphs earlier: nothing ties them
+        "p.grad.data.zero_() works.\n\nThen other things.\n\nMore text here.\n"
+        "Later the loader says 'NoneType' object has no attribute 'shape'",
+        # a paste that names an exception class is read by its error lines alone: its error
+        # is the last one, another
+        "Earlier p.grad.data.zero_() said 'NoneType' object has no attribute 'data'\n"
+        "ValueError: too many values to unpack (expected 2)",
+    ],
+)
+def test_a_told_error_needs_grad_read_beside_it(paste):
+    ids = [m.entry.id for m in find_entries(paste, CATALOG).matches]
+    assert "grad-is-none" not in ids
+
+
 @pytest.mark.parametrize(
     ("line", "expected"),
     [

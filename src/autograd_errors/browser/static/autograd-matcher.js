@@ -1042,8 +1042,41 @@
     return null;
   }
 
+  // As symptoms.py's by_told_error: the symptom error told without its class, its code
+  // reading the attribute on its line or the line above; only in a paste naming no class.
+  function symptomByToldError(cleaned, catalog) {
+    if (namesAnException(cleaned)) return null;
+    const s = catalog.settings.symptoms;
+    const fold = (text) => [...text.toLowerCase()].filter((c) => !s.told_quotes.includes(c))
+      .join("");
+    const errors = catalog.symptoms.flatMap((entry) =>
+      entry.errors.map((e) => [entry, e, e.contains.map(fold)]));
+    if (!errors.length) return null;
+    const all = cleaned.split("\n");
+    const lines = all.slice(Math.max(0, all.length - catalog.settings.fuzzy.max_lines));
+    for (let n = lines.length - 1; n >= 0; n--) {
+      const told = fold(lines[n]);
+      for (const [entry, error, phrases] of errors) {
+        if (phrases.every((p) => told.includes(p)) &&
+            (readsAttribute(lines[n], error.code) ||
+             readsAttribute(lineAbove(lines, n, s), error.code))) {
+          return symptomMatch(entry, `${error.exception}: ${error.contains.join(" ... ")}`);
+        }
+      }
+    }
+    return null;
+  }
+
+  function lineAbove(lines, n, s) {
+    for (let k = n - 1; k >= Math.max(0, n - s.raising_lines); k--) {
+      if (lines[k].trim()) return lines[k];
+    }
+    return "";
+  }
+
   // As matching.py's explain: exact matches first; else a non-autograd error; else a symptom
-  // error; else partial matches; else a pitfall's symptom words; else near misses.
+  // error; else partial matches; else a symptom error told without its class; else a
+  // pitfall's symptom words; else near misses.
   function explain(text, catalog) {
     const found = matchText(text, catalog);
     found.raisedBy = null;
@@ -1115,6 +1148,8 @@
         nearMisses: [...near.values()].slice(0, settings.near_miss_limit), contextOnly: true,
       });
     }
+    const told = symptomByToldError(cleaned, catalog);
+    if (told) return Object.assign(none, { matches: [told] });
     const metWords = symptomsByWords(cleaned, catalog);
     if (metWords.length) return Object.assign(none, { matches: metWords });
     // A longer report in prose: the pages about what its sentences describe, not an answer.
