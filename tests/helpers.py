@@ -23,7 +23,15 @@ import pytest
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).parent.parent
 #: The keys of ``explain --json``'s object (docs/cli.md), held by the CLI and the Python API.
-ANSWER_KEYS = {"matches", "near", "not_autograd", "raised_by", "context_only", "described"}
+ANSWER_KEYS = {
+    "matches",
+    "near",
+    "not_autograd",
+    "raised_by",
+    "context_only",
+    "context_frame",
+    "described",
+}
 
 
 def load_data(name: str) -> dict:
@@ -305,6 +313,7 @@ def answer_json(text: str, catalog: Any) -> dict[str, Any]:
         "not_autograd": found.not_autograd.name if found.not_autograd else None,
         "raised_by": found.raised_by.as_json() if found.raised_by else None,
         "context_only": found.context_only,
+        "context_frame": found.frame.as_json() if found.context_only and found.frame else None,
         "described": found.described,
     }
 

@@ -41,6 +41,7 @@ function result(text) {
     not_autograd: found.notAutograd ? found.notAutograd.kind : null,
     raised_by: frameJson(found.raisedBy),
     context_only: Boolean(found.contextOnly),
+    context_frame: found.contextOnly ? frameJson(found.frame) : null,
     described: Boolean(found.described),
   };
 }

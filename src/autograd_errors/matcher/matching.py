@@ -122,7 +122,8 @@ class Explanation:
     else near misses; ``raised_by``: the line of another library that raised the message in
     PyTorch's words (its entry is then a near miss, not an answer); ``context_only``: the
     paste holds only lines torch prints beside an error (anomaly mode's), not the error, so
-    that their entry is a near miss, not an answer; ``described``: the paste quotes no message,
+    that their entry is a near miss, not an answer (``frame``: the user's line in their
+    forward traceback); ``described``: the paste quotes no message,
     and the near misses are the pitfalls its sentences describe."""
 
     __slots__ = (
@@ -151,7 +152,9 @@ class Explanation:
         self.near_misses = near_misses
         self.not_autograd = not_autograd
         self.text = text  # the paste
-        self.frame = frame  # the user's own line in its traceback, when something matched
+        # the user's own line in its traceback, when something matched; with anomaly mode's
+        # lines alone, the line of theirs its forward traceback names
+        self.frame = frame
         self.raised_by = raised_by
         self.context_only = context_only
         self.described = described
@@ -293,7 +296,13 @@ def _ranked(cleaned: str, sk: Skeleton, catalog: Catalog) -> Explanation:
         near: dict[str, NearMiss] = {}
         for match in exact or ranked:
             near.setdefault(match.entry.id, NearMiss(match.entry, match.score))
-        return Explanation([], list(near.values())[:NEAR_MISS_LIMIT], context_only=True)
+        # Their forward traceback still names the user's line whose backward failed: the
+        # last of their lines reports it (the notice that anomaly mode is on comes first).
+        placed = max((m for m in exact or ranked if m.start >= 0), key=_start, default=None)
+        frame = None if placed is None else Paste(cleaned).locate(_starts(placed, sk)).frame
+        return Explanation(
+            [], list(near.values())[:NEAR_MISS_LIMIT], frame=frame, context_only=True
+        )
     told = symptoms.by_told_error(cleaned, catalog)
     if told is not None:
         return Explanation([_symptom_match(told)], [])
@@ -306,6 +315,10 @@ def _ranked(cleaned: str, sk: Skeleton, catalog: Catalog) -> Explanation:
         about = [NearMiss(symptom.entry, 1.0) for symptom in pages]  # a phrase whole in it
         return Explanation([], about, described=True)
     return Explanation([], near_misses_of(pasted, catalog))
+
+
+def _start(match: Match) -> int:
+    return match.start
 
 
 def _symptom_match(symptom: symptoms_module.Symptom) -> Match:

@@ -30,6 +30,11 @@ def answer_json(explanation: Explanation, base_url: str, language: str = ENGLISH
         "not_autograd": not_autograd_json(explanation.not_autograd, language),
         "raised_by": None if explanation.raised_by is None else explanation.raised_by.as_json(),
         "context_only": explanation.context_only,
+        "context_frame": (
+            explanation.frame.as_json()
+            if explanation.context_only and explanation.frame is not None
+            else None
+        ),
         "described": explanation.described,
     }
 

@@ -103,6 +103,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "而不是报错本身。如果后面还有报错，是那条报错信息（在前向传播的回溯信息之后）说明了"
         "该看哪个条目：请把它也粘贴进来。",
     },
+    "answer.context_frame": {
+        "en": "The forward call of the backward function that failed, in your code:",
+        "zh_CN": "出错的反向函数对应的前向调用，在你的代码中：",
+    },
     "answer.context_near": {
         "en": "The entry that explains these lines (not the error beside them):",
         "zh_CN": "解释这些行的条目（不是它们旁边那个报错的条目）：",

@@ -64,6 +64,7 @@ def verbose_text(
             out += fill(ui("answer.raised_elsewhere", language, where=where), width, "")
         if explanation.context_only:
             out += fill(ui("answer.context_only", language), width, "")
+            out += _frame_lines(explanation.frame, style, width, language, "answer.context_frame")
         if explanation.described:
             out += fill(ui("answer.described", language), width, "")
         if explanation.near_misses:
@@ -106,11 +107,17 @@ def verbose_text(
     return "\n".join(out)
 
 
-def _frame_lines(frame: Frame | None, style: Style, width: int, language: str) -> list[str]:
+def _frame_lines(
+    frame: Frame | None,
+    style: Style,
+    width: int,
+    language: str,
+    label_key: str = "answer.your_line",
+) -> list[str]:
     """Where the paste points in the user's own code."""
     if frame is None:
         return []
-    label = ui("answer.your_line", language)
+    label = ui(label_key, language)
     out = fill(f"{style.bold(label)}{after(label)}{location(frame, language)}", width, "  ")
     return out + ([f"    {frame.code}"] if frame.code else [])
 

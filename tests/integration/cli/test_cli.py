@@ -172,6 +172,31 @@ def test_json_lists_several_matches_best_first(cli):
     ]
 
 
+def test_anomaly_lines_alone_name_the_users_forward_line(cli):
+    # https://github.com/xuelunshen/rfnet/issues/4 (tests/data/real-pastes.json), cut
+    paste = (
+        "sys:1: RuntimeWarning: Traceback of forward call that caused the error:\n"
+        '  File "/home/rfnet_project/rfnet-master/train.py", line 424, in <module>\n'
+        "    train()\n"
+        '  File "/home/rfnet_project/rfnet-master/utils/math_utils.py", line 18, in '
+        "distance_matrix_vector\n"
+        "    FeatSimi_Mat = torch.sqrt(FeatSimi_Mat)  # euc [0, 2]"
+    )
+    result = cli("explain", "--json", paste)
+    assert result.returncode == 1
+    found = json.loads(result.stdout)
+    assert (found["matches"], found["context_only"]) == ([], True)
+    assert found["context_frame"] == {
+        "file": "/home/rfnet_project/rfnet-master/utils/math_utils.py",
+        "line": 18,
+        "code": "FeatSimi_Mat = torch.sqrt(FeatSimi_Mat)  # euc [0, 2]",
+        "cell": None,
+    }
+    shown = out(cli("explain", paste))
+    assert "The forward call of the backward function that failed, in your code:" in shown
+    assert "utils/math_utils.py:18\n    FeatSimi_Mat = torch.sqrt(FeatSimi_Mat)" in shown
+
+
 def test_no_match_exits_1_with_empty_matches(cli):
     message = "RuntimeError: the moon is made of cheese, said the optimiser"
     result = cli("explain", "--json", message)
@@ -182,6 +207,7 @@ def test_no_match_exits_1_with_empty_matches(cli):
         "not_autograd": None,
         "raised_by": None,
         "context_only": False,
+        "context_frame": None,
         "described": False,
     }
     text_result = cli("explain", message)

@@ -257,6 +257,7 @@ def json_answer(
         "not_autograd": None,
         "raised_by": None,
         "context_only": False,
+        "context_frame": None,
         "described": False,
     }
 

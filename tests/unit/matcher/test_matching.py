@@ -94,6 +94,9 @@ def test_real_pastes_from_public_threads(packaged_catalog, paste):
     if paste["expected"] is None:  # lines an entry knows, but not an error it explains
         assert explanation.matches == []
         assert explanation.context_only is paste.get("context_only", False)
+        if explanation.context_only:  # the user's line their forward traceback names
+            frame = explanation.frame
+            assert f"{frame.file}:{frame.line}" == paste["context_frame"]
         return
     assert explanation.matches, f"no match for {paste['source']}"
     assert explanation.matches[0].entry.id == paste["expected"]
@@ -200,6 +203,10 @@ def test_anomaly_mode_context_lines_are_no_match_of_their_own(packaged_catalog):
     alone = find_entries(paste[: paste.index("Traceback (most")], packaged_catalog)
     assert (alone.matches, alone.context_only) == ([], True)
     assert [miss.entry.id for miss in alone.near_misses] == ["anomaly-nan"]
+    # Their forward traceback still names the user's line: the sigmoid whose backward failed,
+    # not the line that turned anomaly mode on.
+    assert (alone.frame.file, alone.frame.line) == ("/tmp/t.py", 13)
+    assert alone.frame.code == "y = torch.sigmoid(x)"
     assert find_entries(paste, packaged_catalog).context_only is False
 
 

@@ -1093,6 +1093,10 @@
       found.matches = kept;
     }
     found.frame = found.matches.length ? found.matches[0].located.frame : null;
+    if (found.contextOnly && found.placed) {
+      found.frame = locateAll(text, [found.placed], catalog);
+    }
+    delete found.placed;
     return found;
   }
 
@@ -1144,8 +1148,13 @@
       for (const m of exact.length ? exact : ranked) {
         if (!near.has(m.entry.id)) near.set(m.entry.id, { entry: m.entry, similarity: m.score });
       }
+      // Their forward traceback still names the user's line whose backward failed: the
+      // last of their lines reports it (matching.py).
+      const placed = (exact.length ? exact : ranked).filter((m) => m.start >= 0)
+        .reduce((last, m) => (last === null || m.start > last.start ? m : last), null);
       return Object.assign(none, {
         nearMisses: [...near.values()].slice(0, settings.near_miss_limit), contextOnly: true,
+        placed: placed || null,
       });
     }
     const told = symptomByToldError(cleaned, catalog);

@@ -156,17 +156,7 @@
     box.appendChild(heading);
     if (match.kind !== "exact") box.appendChild(element("p", "autograd-partial", partialNote(match)));
     const frame = first ? match.located.frame : null;
-    if (frame) {
-      const line = element("p", "autograd-your-line");
-      line.appendChild(element("strong", null, text("answer.your_line")));
-      line.appendChild(document.createTextNode(" " + frameLocation(frame)));
-      if (frame.code) {
-        // On the same line as its place: the answer's advice stays in the first screen.
-        line.appendChild(document.createTextNode(" "));
-        line.appendChild(element("code", "autograd-code", frame.code));
-      }
-      box.appendChild(line);
-    }
+    if (frame) box.appendChild(yourLine(frame, "answer.your_line"));
     if (match.kind !== "symptom") {
       // A pitfall raises no message: the note above names the symptom it was found by.
       const message = element("pre", "autograd-message",
@@ -268,6 +258,7 @@
     if (found.contextOnly) {
       notice.appendChild(
         appendProse(element("p", "autograd-context-only"), text("answer.context_only")));
+      if (found.frame) notice.appendChild(yourLine(found.frame, "answer.context_frame"));
     }
     if (found.described) {
       notice.appendChild(
@@ -288,6 +279,19 @@
     }
     notice.appendChild(list);
     return notice;
+  }
+
+  // The user's line the paste points at, after its label.
+  function yourLine(frame, label) {
+    const line = element("p", "autograd-your-line");
+    line.appendChild(element("strong", null, text(label)));
+    line.appendChild(document.createTextNode(" " + frameLocation(frame)));
+    if (frame.code) {
+      // On the same line as its place: the answer's advice stays in the first screen.
+      line.appendChild(document.createTextNode(" "));
+      line.appendChild(element("code", "autograd-code", frame.code));
+    }
+    return line;
   }
 
   function renderExplanation(container, query, found, catalog) {
