@@ -211,7 +211,7 @@ def _symptoms_json(
     """The pitfalls with symptoms: what the paste page shows of them, and what finds them."""
     found = []
     for entry in catalog:
-        if not (entry.symptoms or entry.symptom_errors):
+        if not (entry.symptoms or entry.symptom_errors or entry.symptom_messages):
             continue
         text = entry.localized(language, fallback=True)
         found.append(
@@ -237,6 +237,11 @@ def _symptoms_json(
                 "errors": [
                     {"exception": e.exception, "contains": list(e.contains), "code": e.code}
                     for e in entry.symptom_errors
+                ],
+                # Other programs' words for the symptom (symptoms.by_message).
+                "messages": [
+                    {"contains": list(m.contains), "pattern": m.pattern, "message": m.message}
+                    for m in entry.symptom_messages
                 ],
             }
         )

@@ -25,6 +25,7 @@ from autograd_errors.catalog.model import (
     Retirement,
     Signs,
     SymptomError,
+    SymptomMessage,
     Wording,
     english_texts,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "Retirement",
     "Signs",
     "SymptomError",
+    "SymptomMessage",
     "Wording",
     "english_texts",
     "form_overlaps",

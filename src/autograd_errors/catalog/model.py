@@ -207,6 +207,38 @@ class SymptomError:
         return f"{self.exception}: {' ... '.join(self.contains)}"
 
 
+class SymptomMessage:
+    """Another program's message that reports a silent pitfall's symptom: a training loop's
+    own check (detectron2's ``FloatingPointError: Loss became infinite or NaN at
+    iteration=27!``), or a training log's line (``train_loss: nan``). A ``[[symptom_message]]``
+    table: the ``program`` that prints it and its ``source``; a line of the paste holds every
+    one of ``contains`` as printed, or matches ``pattern`` (a regular expression, any case)."""
+
+    __slots__ = ("contains", "exception", "pattern", "program", "source")
+
+    def __init__(
+        self,
+        program: str,
+        source: str,
+        exception: str = "",
+        contains: tuple[str, ...] = (),
+        pattern: str = "",
+    ) -> None:
+        self.program = program
+        self.source = source
+        self.exception = exception
+        self.contains = contains
+        self.pattern = pattern
+
+    @property
+    def message(self) -> str:
+        """What a match shows as its message: the words, and the program that printed them."""
+        said = " ... ".join(self.contains) if self.contains else "a line like it"
+        if self.exception:
+            said = f"{self.exception}: {said}"
+        return f"{said} ({self.program})"
+
+
 class Retirement:
     """For a message current torch no longer raises: the last release known to raise it."""
 
@@ -235,6 +267,7 @@ class Entry:
         "retired",
         "section",
         "symptom_errors",
+        "symptom_messages",
         "symptoms",
         "title",
         "translations",
@@ -261,6 +294,7 @@ class Entry:
         docs: tuple[str, ...] = (),
         symptoms: tuple[str, ...] = (),
         symptom_errors: tuple[SymptomError, ...] = (),
+        symptom_messages: tuple[SymptomMessage, ...] = (),
     ) -> None:
         self.id = id
         self.kind = kind  # "error" (raises or warns) or "pitfall" (silent)
@@ -281,6 +315,7 @@ class Entry:
         # users' words, not torch's); and the errors they meet it by.
         self.symptoms = symptoms
         self.symptom_errors = symptom_errors
+        self.symptom_messages = symptom_messages  # other programs' words for the symptom
         #: By language: the record's [zh_CN] table, checked (see :mod:`.translations`).
         self.translations: dict[str, Translation] = {}
 

@@ -21,6 +21,7 @@ from autograd_errors.catalog.model import (
     Retirement,
     Signs,
     SymptomError,
+    SymptomMessage,
     Wording,
     english_texts,
 )
@@ -59,6 +60,7 @@ _ENTRY_KEYS = {
     "needs": str,
     "symptoms": list,
     "symptom_error": list,
+    "symptom_message": list,
     **{language: dict for language in TRANSLATED},
 }
 #: What an entry's repro may need beyond a CPU (``needs = "cuda"``).
@@ -101,6 +103,13 @@ _SIGNS_KEYS = {
 }
 _RETIRED_KEYS = {"last_release": str, "replaced_by": str}
 _SYMPTOM_ERROR_KEYS = {"exception": str, "contains": list, "code": str}
+_SYMPTOM_MESSAGE_KEYS = {
+    "program": str,
+    "source": str,
+    "exception": str,
+    "contains": list,
+    "pattern": str,
+}
 #: What a symptom phrase needs: enough literal text to be shown as a message.
 _MIN_SYMPTOM_CHARS = 6
 
@@ -181,6 +190,29 @@ def _checked(
     missing = required - table.keys()
     if missing:
         raise CatalogError(f"{where}: missing {', '.join(sorted(missing))}")
+
+
+def _symptom_message(at: str, table: dict[str, Any]) -> SymptomMessage:
+    """A ``[[symptom_message]]``: its words (``contains``) or its ``pattern``, not both."""
+    _checked(at, table, _SYMPTOM_MESSAGE_KEYS, {"program", "source"})
+    if not table["source"].startswith("https://"):
+        raise CatalogError(f"{at}: source must be an https:// link to where it is printed")
+    contains = table.get("contains", [])
+    pattern = table.get("pattern", "")
+    if bool(contains) == bool(pattern):
+        raise CatalogError(f"{at}: give its words (contains) or a pattern, one of them")
+    if not all(isinstance(c, str) and len(c.strip()) >= _MIN_SYMPTOM_CHARS for c in contains):
+        raise CatalogError(f"{at}: contains must be a list of phrases")
+    if pattern:
+        import re
+
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise CatalogError(f"{at}: pattern: {error}") from None
+    return SymptomMessage(
+        table["program"], table["source"], table.get("exception", ""), tuple(contains), pattern
+    )
 
 
 def _entry(stem: str, record: dict[str, Any], anchors: list[str] | None = None) -> Entry:
@@ -298,6 +330,12 @@ def _entry_from(
         if not table["code"].startswith(".") or not table["code"][1:].isidentifier():
             raise CatalogError(f"{at}: code must be an attribute access, like '.grad'")
         symptom_errors.append(SymptomError(table["exception"], tuple(contains), table["code"]))
+    symptom_messages = [
+        _symptom_message(f"{where}: symptom_message {n + 1}", table)
+        for n, table in enumerate(record.get("symptom_message", []))
+    ]
+    if symptom_messages and kind != "pitfall":
+        raise CatalogError(f"{where}: symptom_message: only a pitfall has another program's words")
     entry = Entry(
         id=stem,
         kind=kind,
@@ -316,6 +354,7 @@ def _entry_from(
         docs=tuple(docs),
         symptoms=tuple(symptoms),
         symptom_errors=tuple(symptom_errors),
+        symptom_messages=tuple(symptom_messages),
     )
     _check_signs(where, entry)
     english = english_texts(entry)

@@ -303,7 +303,7 @@ def _ranked(cleaned: str, sk: Skeleton, catalog: Catalog) -> Explanation:
         return Explanation(
             [], list(near.values())[:NEAR_MISS_LIMIT], frame=frame, context_only=True
         )
-    told = symptoms.by_told_error(cleaned, catalog)
+    told = symptoms.by_told_error(cleaned, catalog) or symptoms.by_message(cleaned, catalog)
     if told is not None:
         return Explanation([_symptom_match(told)], [])
     met_words = symptoms.by_words(cleaned, catalog)

@@ -16,6 +16,9 @@ line that reads its culprit. Never an exact match of a message: neither is torch
   Told without its class ("It says 'NoneType' object has no attribute 'add_'", the code
   reading ``.grad`` on its line or the line above), in a paste that names no exception class,
   it is the same symptom (:func:`by_told_error`), found only when no message matched.
+- **Other programs' words** (``[[symptom_message]]``): a training loop's own check of the
+  symptom ("Loss is nan, stopping training"), a log's line (``train_loss: nan``), each with
+  the program that prints it and a source; found only when no message matched.
 - **Descriptions** (:func:`described`). A longer report that quotes no message ("In my case,
   when I use backward() on maximum score its gradients are None.") is no match: prose is
   too loose to be an answer (a blind sample's "JIT model could return 'NaN' gradient" is a
@@ -27,6 +30,8 @@ Linear in the paste: its lines are read once, from the end.
 """
 
 from __future__ import annotations
+
+import re
 
 from autograd_errors.catalog.model import Wording
 from autograd_errors.catalog.releases import ReleaseRange
@@ -137,25 +142,36 @@ def by_words(text: str, catalog: Catalog) -> list[Symptom]:
 
 def described(text: str, catalog: Catalog) -> list[Symptom]:
     """The pitfalls a report that quotes no message describes, by its sentences: most words
-    matched first (a tie: the catalog's order). Not matches: the pages about what it says."""
+    matched first; a tie, the pitfall more of the sentence's words are about ("nan loss
+    occurs when training": the NaN loss's title and phrases hold "loss" and "training", the
+    NaN gradients' only "training"); then the catalog's order. Not matches: the pages about
+    what it says."""
     if _names_an_exception(text):
         return []
-    found: dict[str, Symptom] = {}
-    phrases = [
-        (entry, phrase, ordered)
-        for entry in catalog
-        if entry.symptoms
-        for phrase in (entry.title, *entry.symptoms)
-        if len(ordered := content_words(phrase)) >= 2
-    ]
+    found: dict[str, tuple[Symptom, int]] = {}
+    vocabularies: dict[str, set[str]] = {}
+    phrases = []
+    for entry in catalog:
+        if not entry.symptoms:
+            continue
+        said = [content_words(phrase) for phrase in (entry.title, *entry.symptoms)]
+        vocabularies[entry.id] = {word for phrase in said for word in phrase}
+        phrases += [
+            (entry, phrase, ordered)
+            for phrase, ordered in zip((entry.title, *entry.symptoms), said, strict=True)
+            if len(ordered) >= 2
+        ]
     for sentence in sentences(text):
         raw = [_normal(word) for word in words(sentence)]
+        content = content_words(sentence)
         for entry, phrase, ordered in phrases:
             if _described_in(ordered, raw):
+                focus = sum(1 for word in content if word in vocabularies[entry.id])
                 kept = found.get(entry.id)
-                if kept is None or len(ordered) > kept.matched:
-                    found[entry.id] = Symptom(entry, phrase, len(ordered))
-    return sorted(found.values(), key=lambda symptom: symptom.matched, reverse=True)
+                if kept is None or (len(ordered), focus) > (kept[0].matched, kept[1]):
+                    found[entry.id] = (Symptom(entry, phrase, len(ordered)), focus)
+    ranked = sorted(found.values(), key=lambda pair: (pair[0].matched, pair[1]), reverse=True)
+    return [symptom for symptom, _ in ranked]
 
 
 def sentences(text: str) -> list[str]:
@@ -240,6 +256,36 @@ def by_told_error(cleaned: str, catalog: Catalog) -> Symptom | None:
             ):
                 return Symptom(entry, error.message, len(error.contains))
     return None
+
+
+def by_message(cleaned: str, catalog: Catalog) -> Symptom | None:
+    """The pitfall whose symptom another program reported in the paste, in that program's
+    words (``[[symptom_message]]``): its words on one line, as printed, or a line matching
+    its pattern (a training log's ``train_loss: nan``) in a paste that names no exception
+    class (an error there is what went wrong, perhaps the NaN's cause)."""
+    messages = [(entry, message) for entry in catalog for message in entry.symptom_messages]
+    if not messages:
+        return None
+    lines = cleaned.split("\n")[-MAX_LINES:]
+    logs_count = not _names_an_exception(cleaned)
+    for entry, message in messages:
+        if message.contains:
+            found = any(all(part in line for part in message.contains) for line in lines)
+        else:
+            found = logs_count and _pattern(message.pattern).search(cleaned) is not None
+        if found:
+            return Symptom(entry, message.message, len(message.contains) or 1)
+    return None
+
+
+def _pattern(pattern: str) -> re.Pattern[str]:
+    compiled = _PATTERNS.get(pattern)
+    if compiled is None:
+        compiled = _PATTERNS[pattern] = re.compile(pattern, re.IGNORECASE)
+    return compiled
+
+
+_PATTERNS: dict[str, re.Pattern[str]] = {}
 
 
 def _above(lines: list[str], number: int) -> str:

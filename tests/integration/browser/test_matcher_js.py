@@ -71,6 +71,13 @@ SYMPTOM_PASTES = [
     "I got an error in d.grad.add_(g). It says 'NoneType' object has no attribute 'add_'.",
     'the code "value.grad.data.cpu().numpy()", \nerror raises : Nonetype Object has no attribute',
     "I call self.gradients.data.cpu() and it says 'NoneType' object has no attribute 'data'",
+    # other programs' words for a NaN loss, and what is not one
+    "FloatingPointError: Loss became infinite or NaN at iteration=27!\nloss_dict = {}",
+    "Loss is nan, stopping training",
+    "[38/300000] lr: 0.1 train_loss: nan\n[39/300000] lr: 0.1 train_loss: NaN",
+    "epoch 3 loss: nan\nValueError: Input contains NaN, infinity or a value too large",
+    "loss: nanoseconds per step: 12",
+    "I am training FasterRCNN with my customized dataset, and nan loss occurs when training.",
     "Why is my param.grad None after loss.backward()?",
     "AssertionError: grad should not be None",
     "loss becomes nan after a few epochs",

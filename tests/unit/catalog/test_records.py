@@ -69,13 +69,55 @@ def test_context_wordings_are_a_key_of_their_record():
     ]
 
 
+#: The smallest record of an error entry, its wording's table left open for more keys.
+ERROR_ENTRY = (
+    'title = "T"\nexception = "RuntimeError"\nsection = "s"\ncause = "C"\nfix = "F"\n'
+    '[[wording]]\nvariant = "current"\nmessage = "a message long enough"\n'
+    'source = "https://github.com/x"\n'
+)
+
+
 def test_a_context_key_must_be_true_or_false(tmp_path):
     record = tmp_path / "some-entry.toml"
-    record.write_text(
-        'title = "T"\nexception = "RuntimeError"\nsection = "s"\ncause = "C"\nfix = "F"\n'
-        '[[wording]]\nvariant = "current"\nmessage = "a message long enough"\n'
-        'source = "https://github.com/x"\ncontext = "yes"\n',
+    record.write_text(ERROR_ENTRY + 'context = "yes"\n', encoding="utf-8")
+    with pytest.raises(CatalogError, match="context must be a bool"):
+        catalog.load(str(tmp_path), use_cache=False)
+
+
+PITFALL = 'kind = "pitfall"\ntitle = "T"\nsection = "pitfalls"\ncause = "C"\nfix = "F"\n'
+
+
+@pytest.mark.parametrize(
+    ("table", "problem"),
+    [
+        ('program = "p"\nsource = "https://x.org/a"\n', "give its words .contains. or a pattern"),
+        (
+            'program = "p"\nsource = "https://x.org/a"\ncontains = ["words here"]\n'
+            'pattern = "loss"\n',
+            "give its words .contains. or a pattern",
+        ),
+        ('program = "p"\nsource = "x.org/a"\ncontains = ["words here"]\n', "source must be"),
+        ('program = "p"\nsource = "https://x.org/a"\npattern = "loss(("\n', "pattern: "),
+        ('source = "https://x.org/a"\ncontains = ["words here"]\n', "missing program"),
+        (
+            'program = "p"\nsource = "https://x.org/a"\ncontains = ["ab"]\n',
+            "contains must be a list",
+        ),
+    ],
+)
+def test_a_broken_symptom_message_is_refused_with_its_place(tmp_path, table, problem):
+    (tmp_path / "some-pitfall.toml").write_text(
+        PITFALL + "[[symptom_message]]\n" + table, encoding="utf-8"
+    )
+    with pytest.raises(CatalogError, match=rf"^some-pitfall\.toml: symptom_message 1: {problem}"):
+        catalog.load(str(tmp_path), use_cache=False)
+
+
+def test_only_a_pitfall_has_other_programs_words(tmp_path):
+    (tmp_path / "some-entry.toml").write_text(
+        ERROR_ENTRY + '[[symptom_message]]\nprogram = "p"\nsource = "https://x.org/a"\n'
+        'contains = ["words here"]\n',
         encoding="utf-8",
     )
-    with pytest.raises(CatalogError, match="context must be a bool"):
+    with pytest.raises(CatalogError, match="only a pitfall has another program's words"):
         catalog.load(str(tmp_path), use_cache=False)

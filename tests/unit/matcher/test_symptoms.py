@@ -107,30 +107,104 @@ TOLD_PASTES = {
 }
 
 
-@pytest.mark.parametrize("name", TOLD_PASTES)
-def test_a_nonetype_error_told_without_its_class_beside_grad_is_grad_is_none(name):
-    explanation = find_entries(TOLD_PASTES[name], CATALOG)
-    assert [m.entry.id for m in explanation.matches] == ["grad-is-none"]
+#: Other programs' words for a NaN loss (the entry's [[symptom_message]] tables), from real
+#: threads.
+NAN_LOSS_MESSAGES = {
+    # https://github.com/facebookresearch/detectron2/issues/508
+    "detectron2": (
+        "When I trained my datasets for object detection, I got the following error\uff1a\n"
+        "FloatingPointError: Loss became infinite or NaN at iteration=27!\n"
+        "loss_dict = {'loss_cls': tensor(nan, device='cuda:0', grad_fn=), 'loss_box_reg': "
+        "tensor(0.2576, device='cuda:0', grad_fn=)}"
+    ),
+    # https://github.com/pytorch/vision/issues/1994
+    "torchvision": (
+        "Loss is nan, stopping training\n"
+        "{'loss_classifier': tensor(0.9080, device='cuda:1', grad_fn=<NllLossBackward>), "
+        "'loss_box_reg': tensor(nan, device='cuda:1', grad_fn=<DivBackward0>)}"
+    ),
+    # https://github.com/clovaai/deep-text-recognition-benchmark/issues/66: a training log
+    "log": (
+        "train the model\uff0cbut get the nan loss\n\n"
+        "[38/300000] lr: 0.1 0.1 single_train_elapsed_time: 0.22594 train_loss: nan\n"
+        "[39/300000] lr: 0.1 0.1 single_train_elapsed_time: 0.23453 train_loss: nan"
+    ),
+    # https://github.com/ikostrikov/pytorch-flows/issues/4
+    "average": (
+        "Train Epoch: 0 [800000/852174 (94%)]\tLoss: -2.554942\n\n"
+        "Validation set: Average loss: nan\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("paste", "entry_id"),
+    [pytest.param(text, "grad-is-none", id=f"told-{name}") for name, text in TOLD_PASTES.items()]
+    + [pytest.param(text, "nan-loss", id=name) for name, text in NAN_LOSS_MESSAGES.items()],
+)
+def test_told_errors_and_other_programs_words_find_their_pitfall(paste, entry_id):
+    """A NoneType error told without its class beside a .grad; another program's report of a
+    NaN loss."""
+    explanation = find_entries(paste, CATALOG)
+    assert [m.entry.id for m in explanation.matches] == [entry_id]
     assert explanation.matches[0].kind == "symptom"
 
 
 @pytest.mark.parametrize(
-    "paste",
+    ("paste", "entry_id"),
     [
         # told beside a hook's attribute, not a .grad
-        "I call self.gradients.data.cpu() and it says 'NoneType' object has no attribute 'data'",
+        (
+            "I call self.gradients.data.cpu() and it says 'NoneType' object has no attribute "
+            "'data'",
+            "grad-is-none",
+        ),
         # told, and .grad read three paragraphs earlier: nothing ties them
-        "p.grad.data.zero_() works.\n\nThen other things.\n\nMore text here.\n"
-        "Later the loader says 'NoneType' object has no attribute 'shape'",
+        (
+            "p.grad.data.zero_() works.\n\nThen other things.\n\nMore text here.\n"
+            "Later the loader says 'NoneType' object has no attribute 'shape'",
+            "grad-is-none",
+        ),
         # a paste that names an exception class is read by its error lines alone: its error
         # is the last one, another
-        "Earlier p.grad.data.zero_() said 'NoneType' object has no attribute 'data'\n"
-        "ValueError: too many values to unpack (expected 2)",
+        (
+            "Earlier p.grad.data.zero_() said 'NoneType' object has no attribute 'data'\n"
+            "ValueError: too many values to unpack (expected 2)",
+            "grad-is-none",
+        ),
+        # https://github.com/Algolzw/image-restoration-sde/issues/145: no NaN at all
+        ("Training loss continued normally without explosion or NaN values.", "nan-loss"),
+        # a log line's loss is a number; another value is NaN
+        ("epoch 3 loss: 0.25 grad_norm: nan", "nan-loss"),
+        ("loss: nanoseconds per step: 12", "nan-loss"),
+        # a log line beside an exception: the error is what went wrong, not the NaN
+        (
+            "epoch 3 loss: nan\nValueError: Input contains NaN, infinity or a value too large",
+            "nan-loss",
+        ),
     ],
 )
-def test_a_told_error_needs_grad_read_beside_it(paste):
+def test_told_errors_and_log_lines_need_their_evidence(paste, entry_id):
+    """A told NoneType error needs a .grad read beside it; a log line, a NaN loss in a paste
+    that names no exception."""
     ids = [m.entry.id for m in find_entries(paste, CATALOG).matches]
-    assert "grad-is-none" not in ids
+    assert entry_id not in ids
+
+
+def test_a_nan_loss_described_gets_its_page_before_the_nan_gradients():
+    # https://github.com/open-mmlab/mmdetection/issues/6297: "nan loss" and "nan during
+    # training" match alike; the sentence's other words are the NaN loss's
+    explanation = find_entries(
+        "Hello. I am training FasterRCNN with my customized dataset, and nan loss occurs when "
+        "training.\nI wonder how I can find the solution to the problem? Maybe it is about "
+        "dataset",
+        CATALOG,
+    )
+    assert explanation.described
+    assert [miss.entry.id for miss in explanation.near_misses][:2] == [
+        "nan-loss",
+        "nan-gradient-silent",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -154,7 +228,7 @@ def test_a_line_reads_grad_only_as_an_attribute(line, expected):
         (".grad is None after backward()", "grad-is-none"),
         ("Why is my param.grad None after loss.backward()?", "grad-is-none"),
         ("NaN gradients", "nan-gradient-silent"),
-        ("loss becomes nan after a few epochs", "nan-gradient-silent"),
+        ("loss becomes nan after a few epochs", "nan-loss"),
         ("gradients accumulate across iterations", "grad-accumulates"),
         ("GPU memory keeps increasing every iteration", "running-loss-keeps-graph"),
     ],

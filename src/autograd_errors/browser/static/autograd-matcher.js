@@ -901,26 +901,33 @@
     const s = catalog.settings.symptoms;
     if (namesAnException(cleaned)) return [];
     const phrases = [];
+    const vocabularies = new Map();
     for (const entry of catalog.symptoms) {
       if (entry.phrases.length < 2) continue; // the title alone: no symptoms of its own
-      for (const phrase of entry.phrases) {
-        const ordered = contentWords(phrase, catalog);
-        if (ordered.length >= 2) phrases.push([entry, phrase, ordered]);
-      }
+      const said = entry.phrases.map((phrase) => contentWords(phrase, catalog));
+      vocabularies.set(entry.id, new Set(said.flat()));
+      entry.phrases.forEach((phrase, n) => {
+        if (said[n].length >= 2) phrases.push([entry, phrase, said[n]]);
+      });
     }
     const found = new Map();
     for (const sentence of sentences(cleaned, s.sentence_ends)) {
       const raw = words(sentence, catalog.settings.fuzzy.max_raw_words).map(normalWord);
+      const content = contentWords(sentence, catalog);
       for (const [entry, phrase, ordered] of phrases) {
         if (!describedIn(ordered, raw, catalog, s)) continue;
+        // A tie: the pitfall more of the sentence's words are about (symptoms.py).
+        const vocabulary = vocabularies.get(entry.id);
+        const focus = content.filter((word) => vocabulary.has(word)).length;
         const kept = found.get(entry.id);
-        if (!kept || ordered.length > kept.matched) {
-          found.set(entry.id, { entry, text: phrase, matched: ordered.length });
+        if (!kept || ordered.length > kept.matched ||
+            (ordered.length === kept.matched && focus > kept.focus)) {
+          found.set(entry.id, { entry, text: phrase, matched: ordered.length, focus });
         }
       }
     }
     // As Python's stable sort with reverse=True: equal ones keep their order.
-    return [...found.values()].sort((a, b) => b.matched - a.matched);
+    return [...found.values()].sort((a, b) => b.matched - a.matched || b.focus - a.focus);
   }
 
   function sentences(text, ends) {
@@ -1067,6 +1074,29 @@
     return null;
   }
 
+  // As symptoms.py's by_message: another program's words for the symptom, on one line as
+  // printed, or a line matching a pattern (any case) in a paste that names no exception class.
+  function symptomByMessage(cleaned, catalog) {
+    const all = cleaned.split("\n");
+    const lines = all.slice(Math.max(0, all.length - catalog.settings.fuzzy.max_lines));
+    const logsCount = !namesAnException(cleaned);
+    for (const entry of catalog.symptoms) {
+      for (const message of entry.messages) {
+        const found = message.contains.length
+          ? lines.some((line) => message.contains.every((part) => line.includes(part)))
+          : logsCount && symptomPattern(message.pattern).test(cleaned);
+        if (found) return symptomMatch(entry, message.message);
+      }
+    }
+    return null;
+  }
+
+  const PATTERNS = new Map();
+  function symptomPattern(pattern) {
+    if (!PATTERNS.has(pattern)) PATTERNS.set(pattern, new RegExp(pattern, "i"));
+    return PATTERNS.get(pattern);
+  }
+
   function lineAbove(lines, n, s) {
     for (let k = n - 1; k >= Math.max(0, n - s.raising_lines); k--) {
       if (lines[k].trim()) return lines[k];
@@ -1157,7 +1187,7 @@
         placed: placed || null,
       });
     }
-    const told = symptomByToldError(cleaned, catalog);
+    const told = symptomByToldError(cleaned, catalog) || symptomByMessage(cleaned, catalog);
     if (told) return Object.assign(none, { matches: [told] });
     const metWords = symptomsByWords(cleaned, catalog);
     if (metWords.length) return Object.assign(none, { matches: metWords });
