@@ -74,7 +74,8 @@ assert torch.isnan(x.grad[0])
 
 # %%
 # One optimizer step then spreads the NaN into the weights, and every later forward pass is NaN.
-# This is how training "suddenly" shows ``loss = nan`` one step after the real culprit:
+# This is how training "suddenly" shows ``loss = nan`` one step after the real culprit (the
+# other ways a loss becomes NaN: :doc:`/errors/pitfalls/nan-loss`):
 
 optimizer = torch.optim.SGD([a], lr=0.1)
 optimizer.step()
