@@ -145,13 +145,17 @@ EXCEPTION_ENDINGS = ("Error", "Warning", "Exception")
 
 def message_lines(cleaned: str) -> str:
     """A cleaned paste without what is not a message: traceback frames (``File "..."`` lines
-    and the code line indented under each), Python's traceback headers, what precedes a
+    and the code line indented under each; IPython's frame lines and the numbered code under
+    them, ``---> 32 outputs = model(**inputs)``), Python's traceback headers, what precedes a
     message's exception class on its line (``/site-packages/torch/nn/modules/module.py:795:``),
     and torch's ``(Triggered internally at ...)``. Their paths and code ("in <module>",
     "modules/module.py") are not what the user asks about, and would give a short wording's
     words away."""
+    from autograd_errors.matcher.frames import arrow_line, context_line, header
+
     kept: list[str] = []
     after_frame = False
+    in_ipython_frame = False  # IPython's frames: a header, then numbered lines of code
     for line in cleaned.split("\n")[-MAX_LINES:]:
         stripped = line.lstrip()
         if stripped.startswith('File "'):
@@ -161,7 +165,13 @@ def message_lines(cleaned: str) -> str:
             after_frame = False
             continue
         after_frame = False
-        if stripped.rstrip() in TRACEBACK_LINES:
+        if in_ipython_frame and (
+            not stripped or arrow_line(stripped) is not None or context_line(stripped) is not None
+        ):
+            continue
+        found = header(stripped)
+        in_ipython_frame = found is not None and found[2] in ("ipython", "arrow")
+        if in_ipython_frame or stripped.rstrip() in TRACEBACK_LINES:
             continue
         kept.append(_message_part(line))
     return "\n".join(kept)

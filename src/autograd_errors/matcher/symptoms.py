@@ -262,20 +262,33 @@ def by_message(cleaned: str, catalog: Catalog) -> Symptom | None:
     """The pitfall whose symptom another program reported in the paste, in that program's
     words (``[[symptom_message]]``): its words on one line, as printed, or a line matching
     its pattern (a training log's ``train_loss: nan``) in a paste that names no exception
-    class (an error there is what went wrong, perhaps the NaN's cause)."""
+    class (an error there is what went wrong, perhaps the NaN's cause). Several: the one
+    the paste shows first ("vf_loss:nan ... grad_norm:nan" is a NaN loss)."""
     messages = [(entry, message) for entry in catalog for message in entry.symptom_messages]
     if not messages:
         return None
-    lines = cleaned.split("\n")[-MAX_LINES:]
-    logs_count = not _names_an_exception(cleaned)
+    text = "\n".join(cleaned.split("\n")[-MAX_LINES:])
+    logs_count = not _names_an_exception(text)
+    first: tuple[int, Symptom] | None = None
     for entry, message in messages:
         if message.contains:
-            found = any(all(part in line for part in message.contains) for line in lines)
+            at = _line_holding(text, message.contains)
         else:
-            found = logs_count and _pattern(message.pattern).search(cleaned) is not None
-        if found:
-            return Symptom(entry, message.message, len(message.contains) or 1)
-    return None
+            found = _pattern(message.pattern).search(text) if logs_count else None
+            at = -1 if found is None else found.start()
+        if at >= 0 and (first is None or at < first[0]):
+            first = (at, Symptom(entry, message.message, len(message.contains) or 1))
+    return None if first is None else first[1]
+
+
+def _line_holding(text: str, parts: tuple[str, ...]) -> int:
+    """Where the first line of ``text`` that holds every one of ``parts`` starts, or -1."""
+    start = 0
+    for line in text.split("\n"):
+        if all(part in line for part in parts):
+            return start
+        start += len(line) + 1
+    return -1
 
 
 def _pattern(pattern: str) -> re.Pattern[str]:

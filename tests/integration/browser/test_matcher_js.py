@@ -77,6 +77,11 @@ SYMPTOM_PASTES = [
     "[38/300000] lr: 0.1 train_loss: nan\n[39/300000] lr: 0.1 train_loss: NaN",
     "epoch 3 loss: nan\nValueError: Input contains NaN, infinity or a value too large",
     "loss: nanoseconds per step: 12",
+    "step:1 - critic/vf_loss:nan - critic/vpred_mean:nan - critic/grad_norm:nan",
+    "{'loss': 1.4681, 'grad_norm': nan, 'learning_rate': 6.22e-10, 'epoch': 0.0}",
+    "Epoch: [0][1170/1200]\tLoss nan (nan)",
+    "IndexError: index out of range in self\n<ipython-input-31-34e> in <module>()\n"
+    "     31       # try:\n---> 32       outputs = model(**inputs)\n",
     "I am training FasterRCNN with my customized dataset, and nan loss occurs when training.",
     "Why is my param.grad None after loss.backward()?",
     "AssertionError: grad should not be None",

@@ -546,3 +546,20 @@ def test_a_version_number_in_the_users_sentence_is_no_fragment(packaged_catalog)
         "AttributeError: 'float' object has no attribute 'backward'"
     )
     assert find_entries(paste, packaged_catalog).matches == []
+
+
+def test_ipython_frames_code_is_no_message(packaged_catalog):
+    # https://github.com/bordias/layoutlm/issues/1: Colab's frames; "outputs = model(**inputs)"
+    # in their code is not the three words of derivative-not-implemented's
+    # "output = model(inputs)"
+    paste = (
+        "IndexError: index out of range in self\n\n"
+        "IndexError                                Traceback (most recent call last)\n"
+        "<ipython-input-31-34ebe37ab2df> in <module>()\n"
+        '     30           batch[2].to(device) if model_type in ["bert", "layoutlm"] else None)\n'
+        "     31       # try:\n"
+        "---> 32       outputs = model(**inputs)\n\n"
+        "/usr/local/lib/python3.6/dist-packages/torch/nn/functional.py in embedding(input, "
+        "weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)"
+    )
+    assert find_entries(paste, packaged_catalog).matches == []

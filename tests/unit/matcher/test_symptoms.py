@@ -134,13 +134,37 @@ NAN_LOSS_MESSAGES = {
         "Train Epoch: 0 [800000/852174 (94%)]\tLoss: -2.554942\n\n"
         "Validation set: Average loss: nan\n"
     ),
+    # https://github.com/leeyeehoo/csrnet-pytorch/issues/24: no colon
+    "no_colon": "Epoch: [0][1170/1200]\tTime 0.709 (0.417)\tData 0.020 (0.017)\tLoss nan (nan)",
+    # https://github.com/ymcui/chinese-llama-alpaca/issues/823: a dict's key
+    "dict": "{'eval_loss': nan, 'eval_runtime': 236.5281, 'eval_samples_per_second': 8.202,",
+    # https://github.com/verl-project/verl/issues/498: the loss first, the gradient norm after
+    "loss_first": (
+        "step:1 - critic/kl:-0.000 - critic/vf_loss:nan - critic/vf_clipfrac:0.000 - "
+        "critic/vpred_mean:nan - critic/grad_norm:nan - actor/grad_norm:9.819"
+    ),
+}
+
+#: A training log's NaN gradient norm: the NaN-gradient pitfall, from real threads.
+NAN_GRADIENT_LOGS = {
+    # https://github.com/bigscience-workshop/megatron-deepspeed/issues/396
+    "megatron": (
+        " iteration     5426/  250000 | learning rate: 2.999E-04 | global batch size:     8 | "
+        "loss scale: 1.0 | grad norm: nan | actual seqlen:  2048 |"
+    ),
+    # https://github.com/om-ai-lab/vlm-r1/issues/346: the gradient norm first
+    "grad_first": "{'loss': 1.4681, 'grad_norm': nan, 'learning_rate': 6.22e-10, 'epoch': 0.0}",
 }
 
 
 @pytest.mark.parametrize(
     ("paste", "entry_id"),
     [pytest.param(text, "grad-is-none", id=f"told-{name}") for name, text in TOLD_PASTES.items()]
-    + [pytest.param(text, "nan-loss", id=name) for name, text in NAN_LOSS_MESSAGES.items()],
+    + [pytest.param(text, "nan-loss", id=name) for name, text in NAN_LOSS_MESSAGES.items()]
+    + [
+        pytest.param(text, "nan-gradient-silent", id=name)
+        for name, text in NAN_GRADIENT_LOGS.items()
+    ],
 )
 def test_told_errors_and_other_programs_words_find_their_pitfall(paste, entry_id):
     """A NoneType error told without its class beside a .grad; another program's report of a

@@ -399,9 +399,10 @@
     return found;
   }
 
-  function messageLines(cleaned, s) {
+  function messageLines(cleaned, s, f) {
     const kept = [];
     let afterFrame = false;
+    let inIpythonFrame = false; // IPython's frames: a header, then numbered lines of code
     const lines = cleaned.split("\n");
     for (const line of lines.slice(Math.max(0, lines.length - s.max_lines))) {
       const stripped = line.replace(/^\s+/, "");
@@ -411,7 +412,11 @@
         continue;
       }
       afterFrame = false;
-      if (s.traceback_lines.includes(stripped.replace(/\s+$/, ""))) continue;
+      if (inIpythonFrame && (!stripped || arrowLine(stripped, f) !== null ||
+          contextLine(stripped, f) !== null)) continue;
+      const found = frameHeader(stripped, f);
+      inIpythonFrame = found !== null && (found[2] === "ipython" || found[2] === "arrow");
+      if (inIpythonFrame || s.traceback_lines.includes(stripped.replace(/\s+$/, ""))) continue;
       kept.push(messagePart(line, s));
     }
     return kept.join("\n");
@@ -1076,19 +1081,30 @@
 
   // As symptoms.py's by_message: another program's words for the symptom, on one line as
   // printed, or a line matching a pattern (any case) in a paste that names no exception class.
+  // Several: the one the paste shows first.
   function symptomByMessage(cleaned, catalog) {
     const all = cleaned.split("\n");
     const lines = all.slice(Math.max(0, all.length - catalog.settings.fuzzy.max_lines));
-    const logsCount = !namesAnException(cleaned);
+    const text = lines.join("\n");
+    const logsCount = !namesAnException(text);
+    let first = null;
     for (const entry of catalog.symptoms) {
       for (const message of entry.messages) {
-        const found = message.contains.length
-          ? lines.some((line) => message.contains.every((part) => line.includes(part)))
-          : logsCount && symptomPattern(message.pattern).test(cleaned);
-        if (found) return symptomMatch(entry, message.message);
+        let at = -1;
+        if (message.contains.length) {
+          let start = 0;
+          for (const line of lines) {
+            if (message.contains.every((part) => line.includes(part))) { at = start; break; }
+            start += line.length + 1;
+          }
+        } else if (logsCount) {
+          const found = symptomPattern(message.pattern).exec(text);
+          if (found) at = found.index;
+        }
+        if (at >= 0 && (first === null || at < first[0])) first = [at, entry, message];
       }
     }
-    return null;
+    return first === null ? null : symptomMatch(first[1], first[2].message);
   }
 
   const PATTERNS = new Map();
@@ -1141,7 +1157,8 @@
       return Object.assign(none, { matches: ranked });
     }
     const settings = catalog.settings;
-    const [pasted, lines] = lineWords(messageLines(clean(text, settings), settings.fuzzy),
+    const [pasted, lines] = lineWords(
+      messageLines(clean(text, settings), settings.fuzzy, settings.frames),
       settings.fuzzy.max_raw_words, settings.fuzzy.quotes);
     const tail = pasted.slice(Math.max(0, pasted.length - settings.fuzzy.max_words));
     const elsewhere = recogniseNotAutograd(tail, settings.not_autograd);
