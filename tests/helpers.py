@@ -39,6 +39,20 @@ def load_data(name: str) -> dict:
 
 
 MESSAGES_2_13 = load_data("torch-2.13.0-messages.json")["entries"]
+#: What torch 2.13.0 prints under detect_anomaly() before the in-place error of a backward
+#: through ``y = torch.sigmoid(x)`` (line 13), without the error: anomaly mode's lines alone.
+ANOMALY_LINES_2_13 = (
+    "/tmp/t.py:12: UserWarning: Anomaly Detection has been enabled. This mode will increase "
+    "the runtime and should only be enabled for debugging.\n"
+    "  with torch.autograd.detect_anomaly():\n"
+    "/work/.venv/lib/python3.11/site-packages/torch/autograd/graph.py:979: UserWarning: "
+    "Error detected in SigmoidBackward0. Traceback of forward call that caused the error:\n"
+    '  File "/tmp/t.py", line 13, in <module>\n'
+    "    y = torch.sigmoid(x)\n"
+    " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
+    "python_anomaly_mode.cpp:122.)\n"
+    "  return Variable._execution_engine.run_backward(\n"
+)
 
 _IGNORED_NAMES = shutil.ignore_patterns(
     ".git",

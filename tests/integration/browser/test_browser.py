@@ -9,7 +9,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from helpers import load_data
+from helpers import ANOMALY_LINES_2_13, load_data
 from realruns import recorded
 
 from autograd_errors.catalog import load
@@ -200,23 +200,11 @@ def test_what_is_no_match_says_why_and_offers_its_entries_as_such(browser, serve
     assert [item.get_attribute("data-near-miss") for item in near] == vector["near_misses"]
 
 
-#: What torch 2.13.0 prints under detect_anomaly() before a backward error, without the error.
-ANOMALY_LINES_ALONE = (
-    "/work/.venv/lib/python3.11/site-packages/torch/autograd/graph.py:979: UserWarning: "
-    "Error detected in SigmoidBackward0. Traceback of forward call that caused the error:\n"
-    '  File "/tmp/t.py", line 13, in <module>\n'
-    "    y = torch.sigmoid(x)\n"
-    " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
-    "python_anomaly_mode.cpp:122.)\n"
-    "  return Variable._execution_engine.run_backward(\n"
-)
-
-
 def test_anomaly_lines_alone_still_name_the_users_forward_line(browser, server):
     """As the CLI: no match, and the line of the user's their forward traceback names."""
     from selenium.webdriver.common.by import By
 
-    assert results(browser, explain_url(server, ANOMALY_LINES_ALONE)) == []
+    assert results(browser, explain_url(server, ANOMALY_LINES_2_13)) == []
     shown = browser.find_element(By.ID, "autograd-results").text
     assert (
         "The forward call of the backward function that failed, in your code: /tmp/t.py:13 "

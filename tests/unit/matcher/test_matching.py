@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from helpers import MESSAGES_2_13, load_data
+from helpers import ANOMALY_LINES_2_13, MESSAGES_2_13, load_data
 
 from autograd_errors.matcher.matching import find_entries, find_matches
 
@@ -171,17 +171,7 @@ def test_an_autograd_error_beside_a_non_autograd_one_is_still_explained(packaged
 def test_anomaly_mode_context_lines_are_no_match_of_their_own(packaged_catalog):
     # What torch 2.13.0 prints for an in-place error under detect_anomaly().
     paste = (
-        "/tmp/t.py:12: UserWarning: Anomaly Detection has been enabled. This mode will increase "
-        "the runtime and should only be enabled for debugging.\n"
-        "  with torch.autograd.detect_anomaly():\n"
-        "/work/.venv/lib/python3.11/site-packages/torch/autograd/graph.py:979: UserWarning: "
-        "Error detected in SigmoidBackward0. Traceback of forward call that caused the error:\n"
-        '  File "/tmp/t.py", line 13, in <module>\n'
-        "    y = torch.sigmoid(x)\n"
-        " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
-        "python_anomaly_mode.cpp:122.)\n"
-        "  return Variable._execution_engine.run_backward(\n"
-        "Traceback (most recent call last):\n"
+        ANOMALY_LINES_2_13 + "Traceback (most recent call last):\n"
         '  File "/tmp/t.py", line 15, in <module>\n'
         "    y.sum().backward()\n"
         "RuntimeError: one of the variables needed for gradient computation has been modified by "
