@@ -7,7 +7,8 @@ The answers, in one ranked list:
   or a distinctive fragment of a wording, exactly or nearly (:mod:`.fuzzy`);
 - symptom: a silent pitfall, found by how users meet it (:mod:`.symptoms`): their words for
   it, or Python's error at a line that reads its culprit (or, when nothing else matched, that
-  error told in a sentence without its class); never an exact match of a message;
+  error told in a sentence without its class, or another program's words for the symptom:
+  detectron2's NaN-loss check, a log's ``loss: nan``); never an exact match of a message;
 - none: the closest entries are offered as near misses, kept apart from matches, and never
   presented as an answer; a report that quotes no message but describes a pitfall's symptom
   in its sentences gets the pages about what it describes, as such (``described``); a
@@ -298,7 +299,9 @@ def _ranked(cleaned: str, sk: Skeleton, catalog: Catalog) -> Explanation:
             near.setdefault(match.entry.id, NearMiss(match.entry, match.score))
         # Their forward traceback still names the user's line whose backward failed: the
         # last of their lines reports it (the notice that anomaly mode is on comes first).
-        placed = max((m for m in exact or ranked if m.start >= 0), key=_start, default=None)
+        placed = max(
+            (m for m in exact or ranked if m.start >= 0), key=lambda m: m.start, default=None
+        )
         frame = None if placed is None else Paste(cleaned).locate(_starts(placed, sk)).frame
         return Explanation(
             [], list(near.values())[:NEAR_MISS_LIMIT], frame=frame, context_only=True
@@ -315,10 +318,6 @@ def _ranked(cleaned: str, sk: Skeleton, catalog: Catalog) -> Explanation:
         about = [NearMiss(symptom.entry, 1.0) for symptom in pages]  # a phrase whole in it
         return Explanation([], about, described=True)
     return Explanation([], near_misses_of(pasted, catalog))
-
-
-def _start(match: Match) -> int:
-    return match.start
 
 
 def _symptom_match(symptom: symptoms_module.Symptom) -> Match:
