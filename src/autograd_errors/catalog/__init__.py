@@ -24,12 +24,11 @@ from autograd_errors.catalog.model import (
     NotAutogradKind,
     Retirement,
     Signs,
-    SymptomError,
-    SymptomMessage,
     Wording,
     english_texts,
 )
 from autograd_errors.catalog.schema import DOCS_PREFIXES, KINDS, NEEDS, CatalogError, form_overlaps
+from autograd_errors.catalog.symptoms import SymptomError, SymptomMessage
 
 __all__ = [
     "DOCS_PREFIXES",

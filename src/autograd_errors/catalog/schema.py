@@ -20,12 +20,11 @@ from autograd_errors.catalog.model import (
     NotAutogradKind,
     Retirement,
     Signs,
-    SymptomError,
-    SymptomMessage,
     Wording,
     english_texts,
 )
 from autograd_errors.catalog.releases import ReleaseRange
+from autograd_errors.catalog.symptoms import SymptomError, SymptomMessage
 from autograd_errors.catalog.translations import TRANSLATED, TranslationError, placeholders
 from autograd_errors.catalog.translations import parse as _parse_translation
 from autograd_errors.messages.templates import TemplateError
