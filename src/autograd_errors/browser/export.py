@@ -130,6 +130,7 @@ def catalog_json(
                     "INSERT_COST",
                     "MIN_SCORE",
                     "MIN_ANCHORS",
+                    "PLAIN_CHAIN_ANCHORS",
                     "EVIDENCE_PERCENT",
                     "STRONG_SCORE",
                     "STRONG_EVIDENCE_PERCENT",

@@ -89,6 +89,10 @@ INSERT_COST = 40
 #: A partial match needs this score, and this many anchors.
 MIN_SCORE = 700
 MIN_ANCHORS = 3
+#: A chain of fewer anchors is a phrase any prose may hold ("At the same time:" is three rare
+#: words of volatile-removed's "... at the same time!"), unless one of its words is code: a
+#: name with an underscore or a digit ("specify retain_graph=True").
+PLAIN_CHAIN_ANCHORS = 4
 #: ... and this share (per cent) of the weight of its lines' words: the wording's words it
 #: chains, against the words there it does not explain (see :func:`evidence`). A share of rare
 #: words convinces, not a few of them inside another message. A long chain (STRONG_SCORE)
@@ -420,6 +424,10 @@ def _anchors(index: Index, pasted: list[str]) -> list[list[tuple[int, int, int]]
     return found
 
 
+def _is_code_word(word: str) -> bool:
+    return "_" in word or any("0" <= char <= "9" for char in word)
+
+
 def _is_number(word: str) -> bool:
     return all("0" <= char <= "9" for char in word)
 
@@ -484,6 +492,8 @@ def fragments(pasted_words: list[str], lines: list[int], catalog: Catalog) -> li
             steps.append(chain[state][:2])
             state = chain[state][5]
         steps.reverse()
+        if count < PLAIN_CHAIN_ANCHORS and not any(_is_code_word(pasted[i]) for i, _ in steps):
+            continue
         share = evidence(index, k, pasted, pasted_lines, steps, matched, costs)
         needed = STRONG_EVIDENCE_PERCENT if score >= STRONG_SCORE else EVIDENCE_PERCENT
         total = index.weight_before[k][-1]

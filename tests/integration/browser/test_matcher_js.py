@@ -80,6 +80,8 @@ SYMPTOM_PASTES = [
     "step:1 - critic/vf_loss:nan - critic/vpred_mean:nan - critic/grad_norm:nan",
     "{'loss': 1.4681, 'grad_norm': nan, 'learning_rate': 6.22e-10, 'epoch': 0.0}",
     "Epoch: [0][1170/1200]\tLoss nan (nan)",
+    "grad_norm grows.\n\nAt the same time:\n- loss can still decrease,",
+    "specify retain_graph=True",
     "IndexError: index out of range in self\n<ipython-input-31-34e> in <module>()\n"
     "     31       # try:\n---> 32       outputs = model(**inputs)\n",
     "I am training FasterRCNN with my customized dataset, and nan loss occurs when training.",

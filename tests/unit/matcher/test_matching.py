@@ -553,3 +553,16 @@ def test_ipython_frames_code_is_no_message(packaged_catalog):
         "weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)"
     )
     assert find_entries(paste, packaged_catalog).matches == []
+
+
+def test_a_short_chain_of_plain_words_is_no_fragment(packaged_catalog):
+    # https://github.com/fla-org/flash-linear-attention/issues/837 (blind sample 15): "At the
+    # same time:" is three rare words of volatile-removed's "... at the same time!"
+    paste = (
+        "In our PaTH pretraining runs, `grad_norm` becomes abnormally large when variable-length "
+        "mode is enabled (`cu_seqlens != None`).\n\nAt the same time:\n- loss can still decrease,"
+    )
+    assert find_entries(paste, packaged_catalog).matches == []
+    # three words, one of them code: a fragment still
+    found = find_entries("specify retain_graph=True", packaged_catalog).matches
+    assert [(m.entry.id, m.kind) for m in found] == [("backward-twice", "partial")]

@@ -627,6 +627,8 @@
         steps.push([chain[state][0], chain[state][1]]);
       }
       steps.reverse();
+      // As fuzzy.py: a short chain of plain words is a phrase any prose may hold.
+      if (count < s.plain_chain_anchors && !steps.some(([i]) => /[_0-9]/.test(tail[i]))) continue;
       const share = evidence(index, k, tail, lines, steps, matched, costs);
       const total = index.weightBefore[k][index.weightBefore[k].length - 1];
       // As fuzzy.py: a sliver of a long wording convinces only as all the evidence on its lines.
