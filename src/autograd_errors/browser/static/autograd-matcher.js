@@ -1123,8 +1123,8 @@
   }
 
   // As matching.py's explain: exact matches first; else a non-autograd error; else a symptom
-  // error; else partial matches; else a symptom error told without its class; else a
-  // pitfall's symptom words; else near misses.
+  // error; else partial matches; else a symptom error told without its class, or another
+  // program's words for a symptom; else a pitfall's symptom words; else near misses.
   function explain(text, catalog) {
     const found = matchText(text, catalog);
     found.raisedBy = null;
