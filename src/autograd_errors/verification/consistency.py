@@ -185,7 +185,7 @@ def one_entry_per_message(catalog: Catalog) -> list[str]:
             (" ".join(phrase.lower().split()),) for phrase in entry.symptoms
         }
         claimed |= {(e.exception, *e.contains, e.code) for e in entry.symptom_errors}
-        claimed |= {(*m.contains, m.pattern) for m in entry.symptom_messages}
+        claimed |= {m.contains or (m.pattern,) for m in entry.symptom_messages}
         for key in claimed:
             owners.setdefault(key, []).append(entry.id)
     found += [

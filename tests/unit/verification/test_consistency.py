@@ -115,6 +115,22 @@ def test_a_symptom_two_pitfalls_claim_is_reported(tmp_path):
     ]
 
 
+def test_another_programs_words_two_pitfalls_claim_are_reported(tmp_path):
+    entries = tmp_path / "entries"
+    shutil.copytree(catalog.ENTRIES_DIR, entries)
+    record = entries / "grad-accumulates.toml"
+    text = record.read_text(encoding="utf-8")
+    claimed = (
+        '[[symptom_message]]\nprogram = "AllenNLP"\ncontains = ["nan loss encountered"]\n'
+        'source = "https://github.com/allenai/allennlp"\n\n[[common_cause]]'
+    )
+    record.write_text(text.replace("[[common_cause]]", claimed, 1), encoding="utf-8")
+    edited = catalog.load(str(entries), use_cache=False)
+    assert consistency.one_entry_per_message(edited) == [
+        "'nan loss encountered' is a symptom of grad-accumulates, nan-loss"
+    ]
+
+
 # documented -------------------------------------------------------------------------------
 
 
