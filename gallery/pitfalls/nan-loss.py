@@ -29,14 +29,14 @@ x = torch.linspace(-3.0, 3.0, 64).unsqueeze(1) * 10  # inputs up to 30: not norm
 y = 2 * x + 1
 
 
-def train(optimizer_for, steps=60, clip=None):
-    """Fit y = 2x + 1 with a fresh linear model; the losses of every step."""
+def train(optimizer_for, steps=60, clip=None, inputs=x):
+    """Fit y from the inputs with a fresh linear model; the losses of every step."""
     model = torch.nn.Linear(1, 1)
     optimizer = optimizer_for(model.parameters())
     losses = []
     for _ in range(steps):
         optimizer.zero_grad()
-        loss = F.mse_loss(model(x), y)
+        loss = F.mse_loss(model(inputs), y)
         loss.backward()
         if clip is not None:
             torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=clip)
@@ -57,6 +57,11 @@ assert math.isnan(losses[-1])
 
 losses = train(lambda p: torch.optim.SGD(p, lr=1e-3))  # fix: learning-rate-diverges
 print("lr=1e-3, last loss:", losses[-1])
+assert all(math.isfinite(v) for v in losses)
+assert losses[-1] < losses[0] / 100
+
+losses = train(lambda p: torch.optim.SGD(p, lr=0.1), inputs=x / 10)
+print("lr=0.1 on inputs up to 3, last loss:", losses[-1])
 assert all(math.isfinite(v) for v in losses)
 assert losses[-1] < losses[0] / 100
 
