@@ -525,24 +525,22 @@ def test_a_torchscript_node_in_an_unnamed_namespace_is_one_node(packaged_catalog
     assert match.message == paste.removeprefix("RuntimeError: ")
 
 
-def test_a_version_number_in_the_users_sentence_is_no_fragment(packaged_catalog):
-    """v-mipeng/LexiconNER#7 (blind sample 11): "pytorch 1.1.0" in the user's sentence matched
-    lr-scheduler-order's "In PyTorch 1.1.0 and later"; the error is Python's, on a float."""
-    paste = (
+#: Real pastes whose words matched a wording they are no part of, each named by its thread.
+NO_FRAGMENT_PASTES = {
+    # https://github.com/v-mipeng/LexiconNER/issues/7 (blind sample 11): "pytorch 1.1.0" in
+    # the user's sentence matched lr-scheduler-order's "In PyTorch 1.1.0 and later"; the error
+    # is Python's, on a float
+    "version-number": (
         "我在跑代码的过程中，遇到了如下的问题，所用的pytorch版本是1.1.0，python3的环境。\n"
         "Traceback (most recent call last):\n"
         '  File "feature_pu_model.py", line 136, in train_mini_batch\n'
         "    (risk).backward()\n"
         "AttributeError: 'float' object has no attribute 'backward'"
-    )
-    assert find_entries(paste, packaged_catalog).matches == []
-
-
-def test_ipython_frames_code_is_no_message(packaged_catalog):
-    # https://github.com/bordias/layoutlm/issues/1: Colab's frames; "outputs = model(**inputs)"
-    # in their code is not the three words of derivative-not-implemented's
-    # "output = model(inputs)"
-    paste = (
+    ),
+    # https://github.com/bordias/layoutlm/issues/1 (blind sample 14): Colab's frames;
+    # "outputs = model(**inputs)" in their code is not the three words of
+    # derivative-not-implemented's "output = model(inputs)"
+    "ipython-frames": (
         "IndexError: index out of range in self\n\n"
         "IndexError                                Traceback (most recent call last)\n"
         "<ipython-input-31-34ebe37ab2df> in <module>()\n"
@@ -551,18 +549,22 @@ def test_ipython_frames_code_is_no_message(packaged_catalog):
         "---> 32       outputs = model(**inputs)\n\n"
         "/usr/local/lib/python3.6/dist-packages/torch/nn/functional.py in embedding(input, "
         "weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)"
-    )
-    assert find_entries(paste, packaged_catalog).matches == []
-
-
-def test_a_short_chain_of_plain_words_is_no_fragment(packaged_catalog):
+    ),
     # https://github.com/fla-org/flash-linear-attention/issues/837 (blind sample 15): "At the
     # same time:" is three rare words of volatile-removed's "... at the same time!"
-    paste = (
+    "plain-short-chain": (
         "In our PaTH pretraining runs, `grad_norm` becomes abnormally large when variable-length "
         "mode is enabled (`cu_seqlens != None`).\n\nAt the same time:\n- loss can still decrease,"
-    )
-    assert find_entries(paste, packaged_catalog).matches == []
+    ),
+}
+
+
+@pytest.mark.parametrize("name", NO_FRAGMENT_PASTES)
+def test_words_of_another_kind_are_no_fragment(packaged_catalog, name):
+    assert find_entries(NO_FRAGMENT_PASTES[name], packaged_catalog).matches == []
+
+
+def test_a_short_chain_with_a_word_of_code_is_a_fragment(packaged_catalog):
     # three words, one of them code: a fragment still
     found = find_entries("specify retain_graph=True", packaged_catalog).matches
     assert [(m.entry.id, m.kind) for m in found] == [("backward-twice", "partial")]
