@@ -28,7 +28,6 @@ from autograd_errors.catalog.model import (
     english_texts,
 )
 from autograd_errors.catalog.schema import DOCS_PREFIXES, KINDS, NEEDS, CatalogError, form_overlaps
-from autograd_errors.catalog.symptoms import SymptomError, SymptomMessage
 
 __all__ = [
     "DOCS_PREFIXES",
@@ -52,3 +51,12 @@ __all__ = [
     "form_overlaps",
     "load",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """The symptom records, imported when asked for: an exact match's entry needs none."""
+    if name in ("SymptomError", "SymptomMessage"):
+        from autograd_errors.catalog import symptoms
+
+        return getattr(symptoms, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,7 +24,6 @@ from autograd_errors.catalog.model import (
     english_texts,
 )
 from autograd_errors.catalog.releases import ReleaseRange
-from autograd_errors.catalog.symptoms import SymptomError, SymptomMessage
 from autograd_errors.catalog.translations import TRANSLATED, TranslationError, placeholders
 from autograd_errors.catalog.translations import parse as _parse_translation
 from autograd_errors.messages.templates import TemplateError
@@ -33,6 +32,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
+
+    from autograd_errors.catalog.symptoms import SymptomMessage
 
 _ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-")
 _EXCEPTION_ENDINGS = ("Error", "Warning", "Exception")
@@ -193,6 +194,8 @@ def _checked(
 
 def _symptom_message(at: str, table: dict[str, Any]) -> SymptomMessage:
     """A ``[[symptom_message]]``: its words (``contains``) or its ``pattern``, not both."""
+    from autograd_errors.catalog.symptoms import SymptomMessage
+
     _checked(at, table, _SYMPTOM_MESSAGE_KEYS, {"program", "source"})
     if not table["source"].startswith("https://"):
         raise CatalogError(f"{at}: source must be an https:// link to where it is printed")
@@ -321,6 +324,9 @@ def _entry_from(
             raise CatalogError(f"{where}: symptoms: {symptom!r} holds a brace")
     symptom_errors = []
     for n, table in enumerate(record.get("symptom_error", [])):
+        # Imported by the first record that has one, not at explain's start.
+        from autograd_errors.catalog.symptoms import SymptomError
+
         at = f"{where}: symptom_error {n + 1}"
         _checked(at, table, _SYMPTOM_ERROR_KEYS, set(_SYMPTOM_ERROR_KEYS))
         contains = table["contains"]
