@@ -26,7 +26,7 @@ line that reads its culprit. Never an exact match of a message: neither is torch
   not negated ("without NaN loss value"), point to the pages about what they describe,
   offered as such, apart from matches.
 
-Linear in the paste: its lines are read once, from the end.
+Linear in the paste: each kind of symptom reads its lines once.
 """
 
 from __future__ import annotations
